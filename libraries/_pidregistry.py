@@ -1,0 +1,108 @@
+"""Out-of-band registry of started llama-server processes, and the sweep that kills leaks.
+
+Every started server gets a JSON file `<pid>.json` holding its pid and create time plus
+the pid and create time of the process that owns it (the robot process). A sweep kills
+the servers whose owner is gone (a robot killed with -9, a crashed worker) and never a
+process whose pid has been reused: both pid and create time must match.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import psutil
+
+DEFAULT_DIR = Path(__file__).resolve().parent.parent / "results" / ".pids"
+
+
+def registry_dir() -> Path:
+    return Path(os.environ.get("LLAMATEST_PID_DIR", DEFAULT_DIR))
+
+
+def _create_time(pid: int) -> float | None:
+    try:
+        return psutil.Process(pid).create_time()
+    except psutil.Error:
+        return None
+
+
+def register(pid: int, **info) -> None:
+    """Record a started server; `info` (port, log, alias…) helps whoever reads a sweep report."""
+    directory = registry_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    entry = {
+        "pid": pid,
+        "create_time": _create_time(pid),
+        "owner_pid": os.getpid(),
+        "owner_create_time": _create_time(os.getpid()),
+        **info,
+    }
+    (directory / f"{pid}.json").write_text(json.dumps(entry))
+
+
+def unregister(pid: int) -> None:
+    (registry_dir() / f"{pid}.json").unlink(missing_ok=True)
+
+
+def is_same_process(pid: int, create_time: float | None) -> bool:
+    """True only when `pid` is alive and is still the process that was registered."""
+    return create_time is not None and _create_time(pid) == create_time
+
+
+def kill_tree(pid: int, create_time: float | None = None, grace: float = 5.0) -> int | None:
+    """SIGTERM the process and its children, SIGKILL survivors after `grace` s.
+
+    Returns the exit code when it could be collected, else None. With `create_time`,
+    does nothing unless the pid still belongs to that process.
+    """
+    if create_time is not None and not is_same_process(pid, create_time):
+        return None
+    try:
+        root = psutil.Process(pid)
+        procs = root.children(recursive=True) + [root]
+    except psutil.NoSuchProcess:
+        return None
+    for proc in procs:
+        try:
+            proc.terminate()
+        except psutil.NoSuchProcess:
+            pass
+    _, alive = psutil.wait_procs(procs, timeout=grace)
+    for proc in alive:
+        try:
+            proc.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(alive, timeout=grace)
+    try:
+        return root.wait(timeout=0)
+    except (psutil.Error, psutil.TimeoutExpired, ChildProcessError):
+        return None
+
+
+def sweep(only_orphans: bool = True) -> list[dict]:
+    """Kill registered servers whose owner process is gone; return what was killed.
+
+    With `only_orphans=False` every registered server that is still the same process is
+    killed (used after a run, when no owner may still be legitimately running).
+    """
+    killed = []
+    directory = registry_dir()
+    if not directory.is_dir():
+        return killed
+    for path in sorted(directory.glob("*.json")):
+        try:
+            entry = json.loads(path.read_text())
+        except (OSError, ValueError):
+            path.unlink(missing_ok=True)
+            continue
+        owner_alive = is_same_process(entry.get("owner_pid", -1), entry.get("owner_create_time"))
+        if only_orphans and owner_alive:
+            continue
+        if is_same_process(entry["pid"], entry.get("create_time")):
+            kill_tree(entry["pid"], entry.get("create_time"))
+            killed.append(entry)
+        path.unlink(missing_ok=True)
+    return killed

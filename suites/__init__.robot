@@ -1,0 +1,7 @@
+*** Settings ***
+Documentation       Acceptance tests of llama.cpp's llama-server, run against real server processes.
+...
+...                 Each suite starts the server it needs (model and flags) in its own Suite Setup.
+...                 Tests tagged `bug` document server defects and are excluded by default.
+Metadata            Project    llamatest
+Test Timeout        2 minutes

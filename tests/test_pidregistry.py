@@ -1,0 +1,91 @@
+"""The leak sweep: orphaned servers are killed, live owners and reused pids are left alone."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+import _pidregistry
+
+SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)"]
+# An owner that starts a registered "server" and prints its pid, then waits to be killed.
+OWNER = (
+    "import subprocess, sys, time, _pidregistry\n"
+    f"p = subprocess.Popen({SLEEPER!r}, start_new_session=True)\n"
+    "_pidregistry.register(p.pid, port=1, alias='x')\n"
+    "print(p.pid, flush=True)\n"
+    "time.sleep(60)\n"
+)
+
+
+@pytest.fixture(autouse=True)
+def registry(tmp_path, monkeypatch):
+    monkeypatch.setenv("LLAMATEST_PID_DIR", str(tmp_path))
+    return tmp_path
+
+
+def start_owner():
+    """A robot-like owner process with one registered server; returns (owner, server pid)."""
+    env = {"PYTHONPATH": str(Path(_pidregistry.__file__).parent), "PATH": os.environ.get("PATH", ""),
+           "LLAMATEST_PID_DIR": os.environ["LLAMATEST_PID_DIR"]}
+    owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True, env=env)
+    return owner, int(owner.stdout.readline())
+
+
+def test_sweep_kills_server_of_killed_owner():
+    owner, server_pid = start_owner()
+    owner.kill()  # like kill -9 of run.py/robot: no teardown ran
+    owner.wait(timeout=5)
+    killed = _pidregistry.sweep()
+    assert [e["pid"] for e in killed] == [server_pid]
+    assert not psutil.pid_exists(server_pid) or psutil.Process(server_pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_sweep_leaves_server_of_live_owner(registry):
+    owner, server_pid = start_owner()
+    try:
+        assert _pidregistry.sweep() == []
+        assert psutil.pid_exists(server_pid)
+        assert (registry / f"{server_pid}.json").exists()
+    finally:
+        owner.kill()
+        owner.wait(timeout=5)
+        _pidregistry.sweep()
+
+
+def test_sweep_never_kills_a_reused_pid(registry):
+    proc = subprocess.Popen(SLEEPER)
+    try:
+        _pidregistry.register(proc.pid)
+        entry = (registry / f"{proc.pid}.json")
+        # Same pid, other create time: the registered process is gone and the pid was reused.
+        entry.write_text(entry.read_text().replace('"create_time": ', '"create_time": 1'))
+        _pidregistry.sweep(only_orphans=False)
+        assert proc.poll() is None
+        assert not entry.exists()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_kill_tree_terminates_children_too():
+    parent = subprocess.Popen([sys.executable, "-c",
+                               f"import subprocess,time; subprocess.Popen({SLEEPER!r}); time.sleep(60)"])
+    deadline = time.monotonic() + 5
+    while not psutil.Process(parent.pid).children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child = psutil.Process(parent.pid).children()[0]
+    _pidregistry.kill_tree(parent.pid, grace=2)
+    parent.wait(timeout=5)
+    child.wait(timeout=5)
+    assert not child.is_running()
+
+
+def test_corrupt_registry_entry_is_removed(registry):
+    (registry / "123.json").write_text("{not json")
+    assert _pidregistry.sweep() == []
+    assert not (registry / "123.json").exists()
