@@ -1,0 +1,160 @@
+"""A local aiohttp server that plays byte-exact, scripted HTTP/SSE responses for the library tests.
+
+It runs on 127.0.0.1, port 0, in a background thread with its own event loop, so the code under
+test (requests, or asyncio.run with aiohttp) runs in the test's thread exactly as it would in Robot.
+
+Routes:
+- ``* /echo``          200 JSON describing the request (method, path, query, headers, body).
+- ``* /hang``          never answers (until the client goes away).
+- ``POST /script``     the JSON body says what to answer (see ``script``).
+- ``POST /v1/chat/completions``  an OpenAI-style chat stream with pauses between tokens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "libraries"))
+
+HANG_S = 30  # upper bound so a forgotten client can never keep the server busy forever
+
+
+async def echo(request: web.Request) -> web.Response:
+    body = await request.read()
+    return web.json_response(
+        {
+            "method": request.method,
+            "path": request.path,
+            "query": request.query_string,
+            "headers": dict(request.headers),
+            "body": body.decode("utf-8", errors="replace"),
+        },
+        headers={"X-Test-Header": "hello-world"},
+    )
+
+
+async def hang(request: web.Request) -> web.Response:
+    await asyncio.sleep(HANG_S)
+    return web.Response(text="too late")
+
+
+async def script(request: web.Request) -> web.StreamResponse:
+    """Answer as the request body says.
+
+    ``{"json": obj, "status": 400}``            a normal JSON response (with Content-Length)
+    ``{"text": "...", "status": 503}``          a normal text/plain response
+    ``{"steps": [...], "status", "content_type", "headers"}``  a chunked stream, step by step:
+        "text"                 write UTF-8 bytes as one chunk
+        {"hex": "c3"}          write raw bytes
+        {"bytewise": "text"}   write the UTF-8 bytes one by one, each drained separately
+        {"sleep": 0.1}         pause
+        {"cut": true}          drop the connection (no terminating chunk)
+        {"hang": true}         stop answering
+    """
+    spec = await request.json()
+    status = spec.get("status", 200)
+    if "json" in spec:
+        return web.json_response(spec["json"], status=status)
+    if "text" in spec:
+        return web.Response(text=spec["text"], status=status)
+
+    resp = web.StreamResponse(status=status, headers=spec.get("headers", {}))
+    resp.content_type = spec.get("content_type", "text/event-stream")
+    await resp.prepare(request)
+    for step in spec["steps"]:
+        if isinstance(step, str):
+            await resp.write(step.encode("utf-8"))
+        elif "hex" in step:
+            await resp.write(bytes.fromhex(step["hex"]))
+        elif "bytewise" in step:
+            for byte in step["bytewise"].encode("utf-8"):
+                await resp.write(bytes([byte]))  # write() drains; resp.drain() is deprecated
+                await asyncio.sleep(0.002)  # give the client a chance to read each byte alone
+        elif "sleep" in step:
+            await asyncio.sleep(step["sleep"])
+        elif "cut" in step:
+            request.transport.abort()
+            return resp
+        elif "hang" in step:
+            await asyncio.sleep(HANG_S)
+    await resp.write_eof()
+    return resp
+
+
+def sse(obj) -> str:
+    return f"data: {json.dumps(obj)}\n\n"
+
+
+async def chat(request: web.Request) -> web.StreamResponse:
+    """Like llama-server: role chunk, one chunk per token, finish chunk, usage chunk, [DONE]."""
+    body = await request.json()
+    tokens = body.get("mock_tokens", ["Hello", ",", " world"])
+    pause = body.get("mock_pause", 0.05)
+
+    def chunk(delta, finish=None):
+        return sse({"id": "c1", "object": "chat.completion.chunk",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no"})
+    await resp.prepare(request)
+    await resp.write(chunk({"role": "assistant", "content": None}).encode())
+    for token in tokens:
+        await asyncio.sleep(pause)
+        await resp.write(chunk({"content": token}).encode())
+    await resp.write(chunk({}, "stop").encode())
+    usage = {"id": "c1", "choices": [], "usage": {"completion_tokens": len(tokens)}}
+    await resp.write((sse(usage) + "data: [DONE]\n\n").encode())
+    await resp.write_eof()
+    return resp
+
+
+def make_app() -> web.Application:
+    app = web.Application()
+    app.router.add_route("*", "/echo", echo)
+    app.router.add_route("*", "/hang", hang)
+    app.router.add_post("/script", script)
+    app.router.add_post("/v1/chat/completions", chat)
+    return app
+
+
+@pytest.fixture(scope="session")
+def server():
+    """Base URL of the fixture server, e.g. ``http://127.0.0.1:41234``."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="fixture-server", daemon=True)
+    thread.start()
+
+    def run(coro):
+        return asyncio.run_coroutine_threadsafe(coro, loop).result(timeout=10)
+
+    async def start():
+        # handler_cancellation: a handler stops when its client disconnects (hang, slow streams).
+        runner = web.AppRunner(make_app(), handler_cancellation=True, shutdown_timeout=1)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", 0).start()
+        return runner
+
+    runner = run(start())
+    port = runner.addresses[0][1]
+    yield f"http://127.0.0.1:{port}"
+    run(runner.cleanup())
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(timeout=5)
+    loop.close()
+
+
+@pytest.fixture
+def closed_port_url():
+    """A URL on 127.0.0.1 where nothing listens."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
