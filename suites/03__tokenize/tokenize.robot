@@ -1,0 +1,57 @@
+*** Settings ***
+Documentation       /tokenize and /detokenize on `tiny`'s SentencePiece vocabulary with byte fallback:
+...                 round trips, pieces, raw byte pieces, BOS and special-token parsing.
+Resource            ../../resources/api.resource
+Suite Setup         Start Server For Suite    tiny    --ctx-size    512    --parallel    1
+Suite Teardown      Stop Servers For Suite
+Test Tags           tokenize
+
+
+*** Variables ***
+${TEXT}         hello world of llama tokens
+${UNICODE}      héllo wörld ✓ 日本
+
+
+*** Test Cases ***
+Round Trip Restores The Text With The SentencePiece Space Prefix
+    [Documentation]    The vocabulary adds a space prefix (SentencePiece `▁`), which detokenize keeps.
+    ${tokens} =    Tokenize    ${TEXT}
+    ${restored} =    Detokenize    ${tokens}
+    Should Be Equal    ${restored}    ${SPACE}${TEXT}
+
+Round Trip Restores Non Ascii Text Through Byte Tokens
+    ${tokens} =    Tokenize    ${UNICODE}
+    ${restored} =    Detokenize    ${tokens}
+    Should Be Equal    ${restored}    ${SPACE}${UNICODE}
+
+Pieces Concatenate To The Text
+    ${tokens} =    Tokenize    ${TEXT}    with_pieces=${True}
+    ${ids} =    Tokenize    ${TEXT}
+    Should Be Equal    ${{ "".join(t["piece"] for t in $tokens) }}    ${SPACE}${TEXT}
+    Should Be Equal    ${{ [t["id"] for t in $tokens] }}    ${ids}
+
+Pieces That Are Not Valid Utf8 Come Back As Byte Arrays
+    ${tokens} =    Tokenize    é    with_pieces=${True}
+    Json Field Should Be    ${tokens}    0.piece    ${SPACE}
+    Json Field Should Be    ${tokens}    1.piece    ${{ [ "é".encode()[0] ] }}
+    Json Field Should Be    ${tokens}    2.piece    ${{ [ "é".encode()[1] ] }}
+
+Add Special Prepends The Bos Token
+    ${meta} =    Model Metadata    tiny
+    ${plain} =    Tokenize    ${TEXT}
+    ${special} =    Tokenize    ${TEXT}    add_special=${True}
+    Should Be Equal    ${special}    ${{ [$meta["bos_token_id"]] + $plain }}
+
+Special Token Text Is One Token Only When Parsed As Special
+    ${parsed} =    Tokenize    <|im_start|>    parse_special=${True}
+    ${literal} =    Tokenize    <|im_start|>    parse_special=${False}
+    Length Should Be    ${parsed}    1
+    Should Be True    len($literal) > 1
+
+Empty Text Has No Tokens
+    ${tokens} =    Tokenize    ${EMPTY}
+    Should Be Empty    ${tokens}
+
+Empty Token List Detokenizes To Empty Text
+    ${restored} =    Detokenize    ${{ [] }}
+    Should Be Equal    ${restored}    ${EMPTY}
