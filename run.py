@@ -116,13 +116,20 @@ def sweep(when: str) -> None:
     import _pidregistry
 
     for entry in _pidregistry.sweep(only_orphans=True):
-        say(f"{when}: killed leaked llama-server pid {entry['pid']} (port {entry.get('port')}, "
-            f"owner pid {entry.get('owner_pid')} gone)")
+        what = f"llama-server on port {entry['port']}" if "port" in entry else entry.get("role", "process")
+        say(f"{when}: killed leaked {what}, pid {entry['pid']} (its owner pid {entry.get('owner_pid')} is gone)")
 
 
 def run_bounded(cmd: list[str], timeout: float) -> int:
-    """Run in its own process group; on timeout or Ctrl-C: SIGTERM (teardowns run), then SIGKILL."""
-    proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True)
+    """Run in its own process group; on timeout or Ctrl-C: SIGTERM (teardowns run), then SIGKILL.
+
+    The child dies with run.py (even on kill -9) and is registered, so the next run's sweep
+    kills whatever it left behind.
+    """
+    import _pidregistry
+
+    proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True, preexec_fn=_pidregistry.die_with_parent)
+    _pidregistry.register(proc.pid, role=cmd[2])
     try:
         return proc.wait(timeout=timeout)
     except (subprocess.TimeoutExpired, KeyboardInterrupt) as stop:
@@ -134,6 +141,8 @@ def run_bounded(cmd: list[str], timeout: float) -> int:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             return proc.wait()
+    finally:
+        _pidregistry.unregister(proc.pid)
 
 
 def selftest(timeout: float) -> bool:
@@ -144,11 +153,11 @@ def selftest(timeout: float) -> bool:
 
 
 def robot_command(passthrough: list[str]) -> list[str]:
-    from _serverbin import server_version
+    from _serverbin import server_description
 
     cmd = [sys.executable, "-m", "robot", "--outputdir", str(RESULTS), "--xunit", "xunit.xml",
            "--pythonpath", str(ROOT / "libraries"), "--loglevel", "DEBUG:INFO",
-           "--metadata", f"llama-server:{server_version()}"]
+           "--metadata", f"llama-server:{server_description()}"]
     if not any(arg in ("-i", "--include") for arg in passthrough):
         cmd += ["--exclude", "bug"]
     cmd += passthrough

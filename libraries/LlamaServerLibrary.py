@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import ctypes
 import os
-import signal
 import socket
 import subprocess
 import tempfile
@@ -22,16 +20,7 @@ import _htmllog
 import _pidregistry
 from _serverbin import server_binary, server_version
 
-PR_SET_PDEATHSIG = 1
 BIND_ERRORS = ("couldn't bind", "address already in use")
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
-    """Linux: the kernel sends SIGTERM to the server when its parent dies, even by SIGKILL."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except OSError:
-        pass
 
 
 def free_port() -> int:
@@ -263,7 +252,7 @@ class LlamaServerLibrary:
             # A file, never a PIPE: a verbose server would fill the pipe and block.
             proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log_file,
                                     stderr=subprocess.STDOUT, start_new_session=True,
-                                    preexec_fn=_die_with_parent, env={**os.environ, **(env or {})})
+                                    preexec_fn=_pidregistry.die_with_parent, env={**os.environ, **(env or {})})
         create_time = psutil.Process(proc.pid).create_time()
         _pidregistry.register(proc.pid, port=port, alias=alias, log=str(log))
         server = Server(alias=alias, url=f"http://127.0.0.1:{port}", port=port, proc=proc,

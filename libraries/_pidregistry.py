@@ -1,19 +1,23 @@
-"""Out-of-band registry of started llama-server processes, and the sweep that kills leaks.
+"""Out-of-band registry of started processes, and the sweep that kills leaks.
 
-Every started server gets a JSON file `<pid>.json` holding its pid and create time plus
-the pid and create time of the process that owns it (the robot process). A sweep kills
-the servers whose owner is gone (a robot killed with -9, a crashed worker) and never a
-process whose pid has been reused: both pid and create time must match.
+run.py registers the robot process it starts, LlamaServerLibrary every server. Each entry is
+a JSON file `<pid>.json` with the pid and create time of the process and of its owner (run.py,
+or the robot process). A sweep kills the processes whose owner is gone (a run killed with -9,
+a crashed worker) and never a process whose pid has been reused: both pid and create time
+must match.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import signal
 from pathlib import Path
 
 import psutil
 
+PR_SET_PDEATHSIG = 1
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "results" / ".pids"
 
 
@@ -82,12 +86,32 @@ def kill_tree(pid: int, create_time: float | None = None, grace: float = 5.0) ->
         return None
 
 
-def sweep(only_orphans: bool = True) -> list[dict]:
-    """Kill registered servers whose owner process is gone; return what was killed.
+def die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    """Linux: the kernel sends SIGTERM to this child when its parent dies, even by SIGKILL.
 
-    With `only_orphans=False` every registered server that is still the same process is
-    killed (used after a run, when no owner may still be legitimately running).
+    Use as `preexec_fn`; it covers the direct child only, hence the registry as well.
     """
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+def sweep(only_orphans: bool = True) -> list[dict]:
+    """Kill registered processes whose owner is gone; return what was killed.
+
+    Repeats until nothing changes: killing an orphaned robot orphans the servers it owned.
+    With `only_orphans=False` every registered process that is still the same one is killed.
+    """
+    killed = []
+    while True:
+        found = _sweep_once(only_orphans)
+        if not found:
+            return killed
+        killed += found
+
+
+def _sweep_once(only_orphans: bool) -> list[dict]:
     killed = []
     directory = registry_dir()
     if not directory.is_dir():

