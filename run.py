@@ -145,11 +145,25 @@ def run_bounded(cmd: list[str], timeout: float) -> int:
         _pidregistry.unregister(proc.pid)
 
 
+LIBRARIES = ["LlamaServerLibrary", "ModelLibrary", "HttpApiLibrary", "StreamingLibrary"]
+
+
 def selftest(timeout: float) -> bool:
-    """The project's own checks before the suites: unit tests of the libraries and robocop."""
-    ok = run_bounded([sys.executable, "-m", "pytest", "-q", "tests"], timeout) == 0
-    ok &= run_bounded([sys.executable, "-m", "robocop", "check", "suites", "resources"], timeout) == 0
-    return ok
+    """The project's own checks before the suites: linters, unit tests, a dry run, keyword docs."""
+    py = [sys.executable, "-m"]
+    checks = [
+        py + ["ruff", "check", "."],
+        py + ["robocop", "check", "suites", "resources"],
+        py + ["pytest", "-q", "tests"],
+        py + ["robot", "--dryrun", "--output", "NONE", "--log", "NONE", "--report", "NONE",
+              "--pythonpath", "libraries", "--console", "dotted", "suites"],
+        *[py + ["robot.libdoc", "--pythonpath", "libraries", f"libraries/{lib}.py",
+                f"results/docs/{lib}.html"] for lib in LIBRARIES],
+    ]
+    failed = [" ".join(cmd[2:4]) for cmd in checks if run_bounded(cmd, timeout) != 0]
+    if failed:
+        say(f"self-test checks failed: {', '.join(failed)}")
+    return not failed
 
 
 def robot_command(passthrough: list[str]) -> list[str]:
