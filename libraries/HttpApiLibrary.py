@@ -12,10 +12,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.utils import DotDict
 
-try:  # imported as `libraries.HttpApiLibrary`
-    from . import _htmllog
-except ImportError:  # imported by path: Robot puts this directory on sys.path
-    import _htmllog
+import _htmllog
 
 _NO_BODY = object()
 _RESPONSE_KEYS = {"status", "headers", "text", "json", "elapsed", "method", "url"}
@@ -40,7 +37,7 @@ class HttpApiLibrary:
     = Usage =
 
     | ***** Settings *****
-    | Library    libraries/HttpApiLibrary.py
+    | Library    HttpApiLibrary
     |
     | ***** Test Cases *****
     | Health Is Ok

@@ -13,12 +13,8 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.utils import DotDict
 
-try:  # imported as `libraries.StreamingLibrary`
-    from . import _htmllog
-    from ._sse import SSEComment, SSEParser, is_done
-except ImportError:  # imported by path: Robot puts this directory on sys.path
-    import _htmllog
-    from _sse import SSEComment, SSEParser, is_done
+import _htmllog
+from _sse import SSEComment, SSEParser, is_done
 
 _REPR_LIMIT = 200
 
@@ -32,7 +28,7 @@ class StreamingLibrary:
     = Usage =
 
     | ***** Settings *****
-    | Library    libraries/StreamingLibrary.py
+    | Library    StreamingLibrary
     |
     | ***** Test Cases *****
     | Chat Stream Ends With Done Marker

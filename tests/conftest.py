@@ -158,3 +158,13 @@ def closed_port_url():
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture
+def logged(monkeypatch):
+    """Collects what the libraries log (they all log through robot.api.logger)."""
+    from robot.api import logger
+
+    messages = []
+    monkeypatch.setattr(logger, "info", lambda msg, html=False: messages.append((msg, html)))
+    return messages

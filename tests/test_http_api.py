@@ -17,14 +17,6 @@ def lib():
     return HttpApiLibrary()
 
 
-@pytest.fixture
-def logged(monkeypatch):
-    """Collects what the library logs."""
-    messages = []
-    monkeypatch.setattr(module.logger, "info", lambda msg, html=False: messages.append((msg, html)))
-    return messages
-
-
 def respond(lib, server, **spec):
     """Make the fixture server answer with the given status/json/text."""
     return lib.post_json_to_server(server, "/script", spec)

@@ -21,13 +21,6 @@ def lib():
     return StreamingLibrary()
 
 
-@pytest.fixture
-def logged(monkeypatch):
-    messages = []
-    monkeypatch.setattr(module.logger, "info", lambda msg, html=False: messages.append((msg, html)))
-    return messages
-
-
 def stream(lib, server, steps, timeout=5.0, **spec):
     """Stream a scripted answer (see conftest.script)."""
     return asyncio.run(lib.stream_request(server, "/script", {"steps": steps, **spec}, timeout=timeout))
