@@ -12,6 +12,7 @@ Options of its own: --selftest, --timeout SECONDS (whole robot run, default 2400
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import platform
 import shutil
@@ -172,7 +173,8 @@ def robot_command(passthrough: list[str]) -> list[str]:
     cmd = [sys.executable, "-m", "robot", "--outputdir", str(RESULTS), "--xunit", "xunit.xml",
            "--pythonpath", str(ROOT / "libraries"), "--loglevel", "DEBUG:INFO",
            "--metadata", f"llama-server:{server_description()}"]
-    if not any(arg in ("-i", "--include") for arg in passthrough):
+    includes = [value for flag, value in itertools.pairwise(passthrough) if flag in ("-i", "--include")]
+    if not any("bug" in value for value in includes):  # bug tests run only when asked for by tag
         cmd += ["--exclude", "bug"]
     cmd += passthrough
     # A suite path given on the command line replaces the default `suites`.

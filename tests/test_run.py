@@ -35,6 +35,12 @@ def test_robot_command_keeps_given_suite_and_include(monkeypatch):
     assert cmd[-1] == "suites/01__health"
 
 
+def test_other_includes_keep_bug_tests_out(monkeypatch):
+    monkeypatch.setattr("_serverbin.server_description", lambda: "version: test")
+    cmd = run.robot_command(["--include", "chat"])
+    assert ["--exclude", "bug"] == cmd[cmd.index("--exclude"):cmd.index("--exclude") + 2]
+
+
 def run_suite(tmp_path, body):
     suite = tmp_path / "s.robot"
     suite.write_text("*** Test Cases ***\n" + body)
