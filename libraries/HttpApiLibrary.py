@@ -13,6 +13,7 @@ from robot.api.deco import keyword, library
 from robot.utils import DotDict
 
 import _htmllog
+from _textutil import join_url, parse_json, short_repr
 
 _NO_BODY = object()
 _RESPONSE_KEYS = {"status", "headers", "text", "json", "elapsed", "method", "url"}
@@ -166,7 +167,7 @@ class HttpApiLibrary:
             raise ValueError(f"unknown type name {type_name!r}; use one of: {', '.join(_TYPES)}")
         value = _lookup(_json_of(resp), path)
         if not _TYPES[type_name](value):
-            raise AssertionError(f"JSON field '{path}' is {_json_type(value)} ({_short(value)}), "
+            raise AssertionError(f"JSON field '{path}' is {_json_type(value)} ({short_repr(value)}), "
                                  f"expected {type_name}")
 
     @keyword("Json Fields Should Exist")
@@ -229,7 +230,7 @@ class HttpApiLibrary:
         elapsed = time.perf_counter() - start
         text = raw.decode(_charset(resp), errors="replace")
         result = DotDict(status=resp.status_code, headers={k.lower(): v for k, v in resp.headers.items()},
-                         text=text, json=_parse_json(text), elapsed=elapsed, method=method, url=url)
+                         text=text, json=parse_json(text), elapsed=elapsed, method=method, url=url)
         self._log_exchange(where, result, request_html)
         return result
 
@@ -250,13 +251,6 @@ class HttpApiLibrary:
                                                                            sorted(result.headers.items())))
         body_html = request_html + _htmllog.labelled("response", headers_html + _htmllog.json_block(result.text))
         logger.info(_htmllog.details(summary, body_html), html=True)
-
-
-def join_url(base: str, path: str) -> str:
-    """``http://h:1/`` + ``/health`` → ``http://h:1/health`` (never a double slash)."""
-    if not path:
-        return base
-    return base.rstrip("/") + "/" + path.lstrip("/")
 
 
 def _path_of(url: str) -> str:
@@ -307,13 +301,6 @@ def _charset(resp) -> str:
     return "utf-8"
 
 
-def _parse_json(text: str):
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
-
-
 def _json_of(resp_or_obj):
     if isinstance(resp_or_obj, dict) and _RESPONSE_KEYS <= resp_or_obj.keys():
         return resp_or_obj["json"]
@@ -340,7 +327,7 @@ def _lookup(doc, path: str):
                                      f"(list of {len(value)} items)") from None
         else:
             raise AssertionError(f"JSON path '{path}': no '{segment}' at {here}, "
-                                 f"which is {_json_type(value)} ({_short(value)})")
+                                 f"which is {_json_type(value)} ({short_repr(value)})")
         done.append(segment)
     return value
 
@@ -361,8 +348,3 @@ def _json_type(value) -> str:
 
 def _names(obj: dict) -> str:
     return ", ".join(repr(k) for k in obj) or "no keys"
-
-
-def _short(value, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "…"

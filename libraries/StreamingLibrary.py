@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
-import json
 import os
 import time
 
@@ -15,8 +15,10 @@ from robot.utils import DotDict
 
 import _htmllog
 from _sse import SSEComment, SSEParser, is_done
+from _textutil import join_url, parse_json, short_repr
 
 _REPR_LIMIT = 200
+_short = functools.partial(short_repr, limit=_REPR_LIMIT)  # streams get longer excerpts
 
 
 @library(scope="GLOBAL", version="0.1")
@@ -86,7 +88,7 @@ class StreamingLibrary:
         Fails only when the result has an ``error``; status and content are left to assertions.
         """
         async with _client_session() as session:
-            result = await stream_one(session, _join(base, path), body, headers, timeout)
+            result = await stream_one(session, join_url(base, path), body, headers, timeout)
         logger.info(_result_html(f"POST /{path.lstrip('/')}", result, body), html=True)
         if result.error:
             raise AssertionError(result.error)
@@ -99,7 +101,7 @@ class StreamingLibrary:
 
         Does not fail on individual errors: check each result.
         """
-        url = _join(base, path)
+        url = join_url(base, path)
         started = time.perf_counter()
         async with _client_session() as session:
             results = await asyncio.gather(*(stream_one(session, url, b, headers, timeout) for b in bodies))
@@ -208,7 +210,7 @@ async def stream_one(session: aiohttp.ClientSession, url: str, body, headers: di
                             _record(r, item)
                 else:
                     r.body = (await resp.read()).decode("utf-8", errors="replace")
-                    r.json_body = _parse_json(r.body)
+                    r.json_body = parse_json(r.body)
     except TimeoutError:
         r.error = f"no complete answer within {float(deadline_s)} s ({len(r.events)} events received)"
     except aiohttp.ClientPayloadError:
@@ -231,7 +233,7 @@ def _record(r: DotDict, item) -> None:
     if isinstance(item, SSEComment):
         r.comments.append(item.t)
     else:
-        obj = None if is_done(item) else _parse_json(item.data)
+        obj = None if is_done(item) else parse_json(item.data)
         r.events.append(DotDict(t=item.t, event=item.event, data=item.data, json=obj))
 
 
@@ -265,24 +267,8 @@ def _client_session() -> aiohttp.ClientSession:
     return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), timeout=aiohttp.ClientTimeout(total=None))
 
 
-def _join(base: str, path: str) -> str:
-    return base.rstrip("/") + "/" + path.lstrip("/") if path else base
-
-
-def _parse_json(text: str):
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
-
-
 def _secs(t) -> str:
     return "–" if t is None else f"{t:.3f} s"
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= _REPR_LIMIT else text[:_REPR_LIMIT] + "…"
 
 
 def _result_html(title: str, r: DotDict, request_body) -> str:

@@ -9,6 +9,7 @@ import pytest
 from robot.utils import DotDict
 
 import StreamingLibrary as module
+from _textutil import parse_json
 from StreamingLibrary import StreamingLibrary
 
 RESULT_KEYS = {"status", "headers", "content_type", "events", "comments", "done_count", "ended_with_done", "text",
@@ -264,7 +265,7 @@ def test_nothing_left_pending(lib, server):
 
 
 def result(*datas, **fields) -> DotDict:
-    events = [DotDict(t=0.0, event="message", data=d, json=module._parse_json(d) if d != "[DONE]" else None)
+    events = [DotDict(t=0.0, event="message", data=d, json=parse_json(d) if d != "[DONE]" else None)
               for d in datas]
     r = DotDict(status=200, content_type="text/event-stream", events=events, comments=[], body=None,
                 json_body=None, error=None, text="", **fields)

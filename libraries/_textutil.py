@@ -1,0 +1,26 @@
+"""Small helpers the HTTP and streaming libraries share: URLs, JSON parsing, short reprs."""
+
+from __future__ import annotations
+
+import json
+
+
+def join_url(base: str, path: str) -> str:
+    """``http://h:1/`` + ``/health`` → ``http://h:1/health`` (never a double slash)."""
+    if not path:
+        return base
+    return base.rstrip("/") + "/" + path.lstrip("/")
+
+
+def parse_json(text: str):
+    """The parsed value, or None when ``text`` is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def short_repr(value, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for one-line failure messages."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
