@@ -114,7 +114,7 @@ def in_venv() -> bool:
 
 # ----- the run (inside the venv) -----
 def sweep(when: str) -> None:
-    import _pidregistry
+    from llamatest.server import registry as _pidregistry
 
     for entry in _pidregistry.sweep(only_orphans=True):
         what = f"llama-server on port {entry['port']}" if "port" in entry else entry.get("role", "process")
@@ -127,7 +127,7 @@ def run_bounded(cmd: list[str], timeout: float) -> int:
     The child dies with run.py (even on kill -9) and is registered, so the next run's sweep
     kills whatever it left behind.
     """
-    import _pidregistry
+    from llamatest.server import registry as _pidregistry
 
     proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True, preexec_fn=_pidregistry.die_with_parent)
     _pidregistry.register(proc.pid, role=cmd[2])
@@ -168,7 +168,7 @@ def selftest(timeout: float) -> bool:
 
 
 def robot_command(passthrough: list[str]) -> list[str]:
-    from _serverbin import server_description
+    from llamatest.server.binary import server_description
 
     cmd = [sys.executable, "-m", "robot", "--outputdir", str(RESULTS), "--xunit", "xunit.xml",
            "--pythonpath", str(ROOT / "libraries"), "--loglevel", "DEBUG:INFO",

@@ -12,8 +12,8 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.utils import DotDict
 
-import _htmllog
-from _textutil import join_url, parse_json, short_repr
+from llamatest.report import html as _htmllog
+from llamatest.textutil import join_url, parse_json, short_repr
 
 _NO_BODY = object()
 _RESPONSE_KEYS = {"status", "headers", "text", "json", "elapsed", "method", "url"}

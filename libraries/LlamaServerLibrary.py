@@ -16,9 +16,9 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
 
-import _htmllog
-import _pidregistry
-from _serverbin import server_binary, server_version
+from llamatest.report import html as _htmllog
+from llamatest.server import registry as _pidregistry
+from llamatest.server.binary import server_binary, server_version
 
 BIND_ERRORS = ("couldn't bind", "address already in use")
 

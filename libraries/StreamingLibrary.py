@@ -13,9 +13,9 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.utils import DotDict
 
-import _htmllog
-from _sse import SSEComment, SSEParser, is_done
-from _textutil import join_url, parse_json, short_repr
+from llamatest.report import html as _htmllog
+from llamatest.streaming.sse import SSEComment, SSEParser, is_done
+from llamatest.textutil import join_url, parse_json, short_repr
 
 _REPR_LIMIT = 200
 _short = functools.partial(short_repr, limit=_REPR_LIMIT)  # streams get longer excerpts

@@ -21,7 +21,7 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "libraries"))
 
 from LlamaServerLibrary import LlamaServerLibrary  # noqa: E402
-from ModelLibrary import resolve_model  # noqa: E402
+from llamatest.models.catalog import resolve_model  # noqa: E402
 
 
 def describe(name: str, values: list[float], unit: str) -> str:

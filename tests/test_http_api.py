@@ -7,8 +7,8 @@ import pytest
 from robot.utils import DotDict
 
 import HttpApiLibrary as module
-from _textutil import join_url
 from HttpApiLibrary import HttpApiLibrary
+from llamatest.textutil import join_url
 
 ERROR = {"error": {"code": 400, "message": "Field 'n_predict': bad value", "type": "invalid_request_error"}}
 

@@ -3,8 +3,8 @@
 import gguf
 import pytest
 
-import _tinymodel
-import ModelLibrary
+from llamatest.models import catalog as ModelLibrary
+from llamatest.models import tiny as _tinymodel
 
 
 @pytest.fixture(autouse=True)

@@ -9,12 +9,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-import _pidregistry
+from llamatest.server import registry as _pidregistry
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)"]
 # An owner that starts a registered "server" and prints its pid, then waits to be killed.
 OWNER = (
-    "import subprocess, sys, time, _pidregistry\n"
+    "import subprocess, sys, time\nfrom llamatest.server import registry as _pidregistry\n"
     f"p = subprocess.Popen({SLEEPER!r}, start_new_session=True)\n"
     "_pidregistry.register(p.pid, port=1, alias='x')\n"
     "print(p.pid, flush=True)\n"
@@ -30,7 +30,7 @@ def registry(tmp_path, monkeypatch):
 
 def start_owner():
     """A robot-like owner process with one registered server; returns (owner, server pid)."""
-    env = {"PYTHONPATH": str(Path(_pidregistry.__file__).parent), "PATH": os.environ.get("PATH", ""),
+    env = {"PYTHONPATH": str(Path(_pidregistry.__file__).parents[2]), "PATH": os.environ.get("PATH", ""),
            "LLAMATEST_PID_DIR": os.environ["LLAMATEST_PID_DIR"]}
     owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True, env=env)
     return owner, int(owner.stdout.readline())

@@ -20,7 +20,7 @@ def test_bad_timeout_names_the_option():
 
 
 def test_robot_command_defaults(monkeypatch):
-    monkeypatch.setattr("_serverbin.server_description", lambda: "version: test")
+    monkeypatch.setattr("llamatest.server.binary.server_description", lambda: "version: test")
     cmd = run.robot_command([])
     assert cmd[1:3] == ["-m", "robot"]
     assert ["--exclude", "bug"] == cmd[cmd.index("--exclude"):cmd.index("--exclude") + 2]
@@ -29,14 +29,14 @@ def test_robot_command_defaults(monkeypatch):
 
 
 def test_robot_command_keeps_given_suite_and_include(monkeypatch):
-    monkeypatch.setattr("_serverbin.server_description", lambda: "version: test")
+    monkeypatch.setattr("llamatest.server.binary.server_description", lambda: "version: test")
     cmd = run.robot_command(["--include", "bug", "suites/01__health"])
     assert "--exclude" not in cmd
     assert cmd[-1] == "suites/01__health"
 
 
 def test_other_includes_keep_bug_tests_out(monkeypatch):
-    monkeypatch.setattr("_serverbin.server_description", lambda: "version: test")
+    monkeypatch.setattr("llamatest.server.binary.server_description", lambda: "version: test")
     cmd = run.robot_command(["--include", "chat"])
     assert ["--exclude", "bug"] == cmd[cmd.index("--exclude"):cmd.index("--exclude") + 2]
 

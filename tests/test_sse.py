@@ -1,6 +1,6 @@
 """Pure tests of the SSE parser against the WHATWG event-stream rules."""
 
-from _sse import SSEComment, SSEEvent, SSEParser, is_done
+from llamatest.streaming.sse import SSEComment, SSEEvent, SSEParser, is_done
 
 
 def parse(*chunks: bytes) -> list:

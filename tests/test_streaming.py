@@ -9,7 +9,7 @@ import pytest
 from robot.utils import DotDict
 
 import StreamingLibrary as module
-from _textutil import parse_json
+from llamatest.textutil import parse_json
 from StreamingLibrary import StreamingLibrary
 
 RESULT_KEYS = {"status", "headers", "content_type", "events", "comments", "done_count", "ended_with_done", "text",

@@ -17,12 +17,11 @@ from pathlib import Path
 
 import psutil
 
+from llamatest.settings import pid_dir
+
 PR_SET_PDEATHSIG = 1
-DEFAULT_DIR = Path(__file__).resolve().parent.parent / "results" / ".pids"
-
-
 def registry_dir() -> Path:
-    return Path(os.environ.get("LLAMATEST_PID_DIR", DEFAULT_DIR))
+    return pid_dir()
 
 
 def _create_time(pid: int) -> float | None:

@@ -1,0 +1,29 @@
+"""Settings that every part of the project reads: where things live, which variables move them.
+
+Stdlib only: run.py's set-up imports this before any dependency is installed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LIBRARIES = ROOT / "libraries"
+RESULTS = ROOT / "results"
+
+# Environment variables a user may set (run.py --help lists them).
+ENV_SERVER_BIN = "LLAMA_SERVER_BIN"
+ENV_SERVER_URL = "LLAMA_SERVER_URL"
+ENV_CACHE = "LLAMATEST_CACHE"
+ENV_PID_DIR = "LLAMATEST_PID_DIR"
+
+
+def cache_dir() -> Path:
+    """Generated models and built wheels: outside git, shared between clones, movable for CI caches."""
+    return Path(os.environ.get(ENV_CACHE) or Path.home() / ".cache" / "llamatest")
+
+
+def pid_dir() -> Path:
+    """The out-of-band registry of started processes that run.py sweeps."""
+    return Path(os.environ.get(ENV_PID_DIR) or RESULTS / ".pids")
