@@ -168,3 +168,14 @@ def logged(monkeypatch):
     messages = []
     monkeypatch.setattr(logger, "info", lambda msg, html=False: messages.append((msg, html)))
     return messages
+
+
+@pytest.fixture
+def http():
+    """A requests session with the project's deadline adapter, as RequestsLibrary sessions have."""
+    import requests
+
+    from llamatest.http.session import mount
+
+    with mount(requests.Session()) as session:
+        yield session

@@ -3,8 +3,10 @@ Documentation       Native /completion, non-stream: length limits, stop reasons,
 ...
 ...                 `tiny` never emits EOS by itself (its generator gives EOS a large negative logit bias),
 ...                 so a request always runs to `n_predict` unless a test forces EOS with `logit_bias`.
-Resource            ../../resources/api.resource
-Suite Setup         Start Server For Suite    tiny    --ctx-size    1024    --parallel    2
+Resource            ../../resources/completion.resource
+Resource            ../../resources/tokenize.resource
+Resource            ../../resources/props.resource
+Suite Setup         Start Server For Suite    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
 Test Tags           completion
 
@@ -86,5 +88,5 @@ Zero N Predict Returns Empty Content
     Json Field Should Be    ${out}    tokens_predicted    ${0}
 
 Negative N Predict Below Minus One Is Rejected
-    ${resp} =    POST Json To Server    ${BASE_URL}    /completion    ${{ {"prompt": "x", "n_predict": -5} }}
+    ${resp} =    Request Completion    x    n_predict=${-5}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error    message_contains=n_predict

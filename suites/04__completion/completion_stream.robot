@@ -1,8 +1,8 @@
 *** Settings ***
 Documentation       Native /completion with `stream: true`: chunk contract, final chunk, no [DONE] marker,
 ...                 and equality with the non-streamed answer.
-Resource            ../../resources/api.resource
-Suite Setup         Start Server For Suite    tiny    --ctx-size    1024    --parallel    2
+Resource            ../../resources/completion.resource
+Suite Setup         Start Server For Suite    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
 Test Tags           completion    streaming
 

@@ -1,8 +1,10 @@
 *** Settings ***
 Documentation       OpenAI-compatible /v1/chat/completions, non-stream: response object, finish reason,
 ...                 usage accounting against the rendered chat template, determinism.
-Resource            ../../resources/api.resource
-Suite Setup         Start Server For Suite    tiny    --ctx-size    1024    --parallel    2
+Resource            ../../resources/chat.resource
+Resource            ../../resources/tokenize.resource
+Resource            ../../resources/props.resource
+Suite Setup         Start Server For Suite    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
 Test Tags           chat
 
@@ -14,12 +16,11 @@ ${QUESTION}     hello llama
 *** Test Cases ***
 Chat Answer Is A Chat Completion Object
     ${resp} =    Chat    ${QUESTION}    max_tokens=${4}
-    Status Should Be    ${resp}    200
-    Header Should Start With    ${resp}    Content-Type    application/json
+    Media Type Should Be    ${resp}    application/json
     Json Field Should Be    ${resp}    object    chat.completion
     Json Field Should Be    ${resp}    choices.0.index    ${0}
     Json Field Should Be    ${resp}    choices.0.message.role    assistant
-    Should Start With    ${resp.json}[id]    chatcmpl
+    Should Start With    ${resp.json()}[id]    chatcmpl
 
 Max Tokens Ends The Answer With Finish Reason Length
     ${resp} =    Chat    ${QUESTION}    max_tokens=${6}
@@ -33,27 +34,26 @@ Usage Total Is Prompt Plus Completion
     Json Field Should Be    ${usage}    total_tokens    ${sum}
 
 Apply Template Renders The Model's ChatML Template
-    ${messages} =    User Message    ${QUESTION}
-    ${resp} =    POST Json To Server    ${BASE_URL}    /apply-template    ${{ {"messages": $messages} }}
-    Json Field Should Be    ${resp}    prompt    <|im_start|>user\n${QUESTION}<|im_end|>\n<|im_start|>assistant\n
+    ${prompt} =    Rendered Chat Prompt    ${QUESTION}
+    Should Be Equal    ${prompt}    <|im_start|>user\n${QUESTION}<|im_end|>\n<|im_start|>assistant\n
 
 Prompt Tokens Count The Rendered Template
-    ${messages} =    User Message    ${QUESTION}
-    ${rendered} =    POST Json To Server    ${BASE_URL}    /apply-template    ${{ {"messages": $messages} }}
-    ${tokens} =    Tokenize    ${rendered.json}[prompt]    add_special=${True}    parse_special=${True}
+    ${rendered} =    Rendered Chat Prompt    ${QUESTION}
+    ${tokens} =    Tokenize    ${rendered}    add_special=${True}    parse_special=${True}
     ${resp} =    Chat    ${QUESTION}    max_tokens=${1}
     Json Field Should Be    ${resp}    usage.prompt_tokens    ${{ len($tokens) }}
 
 Zero Temperature Answers Are Identical
-    ${first} =    Chat    ${QUESTION}    max_tokens=${16}
-    ${second} =    Chat    ${QUESTION}    max_tokens=${16}
-    Should Be Equal    ${first.json}[choices][0][message][content]    ${second.json}[choices][0][message][content]
+    ${first} =    Chat Answer    ${QUESTION}    max_tokens=${16}
+    ${second} =    Chat Answer    ${QUESTION}    max_tokens=${16}
+    Should Be Equal    ${first}    ${second}
 
 Model Field Is Echoed In The Answer
     ${resp} =    Chat    ${QUESTION}    max_tokens=${1}
-    ${models} =    GET From Server    ${BASE_URL}    /v1/models
-    Json Field Should Be    ${resp}    model    ${models.json}[data][0][id]
+    ${models} =    Get Models
+    Json Field Should Be    ${resp}    model    ${models.json()}[data][0][id]
 
 Missing Messages Are Rejected
-    ${resp} =    POST Json To Server    ${BASE_URL}    /v1/chat/completions    ${{ {"max_tokens": 1} }}
+    VAR    &{body}    max_tokens=${1}
+    ${resp} =    POST On Session    suite    /v1/chat/completions    json=${body}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error

@@ -1,8 +1,8 @@
 *** Settings ***
 Documentation       /v1/chat/completions with `stream: true`: role chunk first, one finish chunk, optional
 ...                 usage chunk, exactly one [DONE] at the end, and the same text as without streaming.
-Resource            ../../resources/api.resource
-Suite Setup         Start Server For Suite    tiny    --ctx-size    1024    --parallel    2
+Resource            ../../resources/chat.resource
+Suite Setup         Start Server For Suite    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
 Test Tags           chat    streaming
 
@@ -56,6 +56,6 @@ Usage Chunk Is Absent Unless Requested
     Should Be Equal    ${{ [e for e in $events if "usage" in e] }}    ${{ [] }}
 
 Streamed Text Equals Non Streamed Content
-    ${plain} =    Chat    ${QUESTION}    max_tokens=${24}
+    ${plain} =    Chat Answer    ${QUESTION}    max_tokens=${24}
     ${result} =    Stream Chat    ${QUESTION}    max_tokens=${24}
-    Streamed Text Should Be    ${result}    ${plain.json}[choices][0][message][content]
+    Streamed Text Should Be    ${result}    ${plain}

@@ -1,10 +1,138 @@
-"""RequestsLibrary sessions for llama-servers: one per server alias, with a whole-exchange deadline."""
+"""RequestsLibrary sessions for llama-servers: one per server alias, with a whole-exchange deadline.
+
+RequestsLibrary is the HTTP layer QA engineers know (``POST On Session    suite    /completion    json=…``).
+What it lacks is mounted into its session here, as a requests transport adapter, so that it applies to
+every request of the session, the domain keywords' and a suite's own:
+
+- a deadline for the whole exchange: requests' ``timeout`` bounds each socket wait, so a server that
+  trickles a byte now and then would never time out; the adapter stops reading at the deadline;
+- one collapsed log block per exchange (request body, response headers and body) instead of
+  RequestsLibrary's two INFO lines, which move to TRACE;
+- a one-line failure that names the exchange (``POST /completion: no answer within 0.5 s``,
+  ``… connection refused``) instead of a urllib3 traceback, and no retries;
+- UTF-8 for bodies without a charset (requests would guess, or assume ISO-8859-1 for ``text/*``).
+"""
 
 from __future__ import annotations
 
+import time
 
-def open_session(alias: str, url: str, timeout: float = 30.0) -> None:
+import requests
+import urllib3
+from requests.adapters import HTTPAdapter
+from robot.api import logger
+
+from llamatest.report.exchange import exchange_html, failed_exchange_html, request_html
+
+DEFAULT_TIMEOUT = 30.0
+
+
+class ExchangeFailed(AssertionError):
+    """A request that got no complete answer: a timeout, a refused or a broken connection."""
+
+
+class DeadlineAdapter(HTTPAdapter):
+    """A transport adapter that reads the whole body within the request's timeout and logs the exchange."""
+
+    def __init__(self, default_timeout: float = DEFAULT_TIMEOUT):
+        super().__init__(max_retries=0)  # a test must see the first failure, not a retried one
+        self.default_timeout = float(default_timeout)
+
+    def send(self, request, stream=False, timeout=None, **kwargs):
+        deadline = total_timeout(timeout, self.default_timeout)
+        where = f"{request.method} {request.path_url}"
+        sent = request_html(request.body, request.headers.get("Content-Type", ""))
+        start = time.perf_counter()
+        try:
+            resp = super().send(request, stream=True, timeout=deadline, **kwargs)
+            if "charset=" not in resp.headers.get("Content-Type", "").lower():
+                resp.encoding = "utf-8"  # llama-server speaks UTF-8
+            if not stream:
+                resp._content = read_within(resp, start, deadline)
+        except requests.RequestException as exc:
+            error = describe_failure(where, request.url, exc, deadline)
+            logger.info(failed_exchange_html(where, sent, error), html=True)
+            raise ExchangeFailed(error) from None
+        if not stream:
+            logger.info(exchange_html(where, sent, resp.status_code, dict(resp.headers), resp.text,
+                                      time.perf_counter() - start), html=True)
+        return resp
+
+
+def total_timeout(timeout, default: float) -> float:
+    """requests' timeout (None, a number, or a (connect, read) pair) as one number of seconds."""
+    if timeout is None:
+        return default
+    if isinstance(timeout, tuple):
+        return float(max(t for t in timeout if t is not None)) if any(t is not None for t in timeout) else default
+    return float(timeout)
+
+
+def read_within(resp: requests.Response, start: float, deadline: float) -> bytes:
+    chunks = []
+    try:
+        for chunk in resp.iter_content(65536):
+            chunks.append(chunk)
+            if time.perf_counter() - start > deadline:
+                raise requests.Timeout()
+    finally:
+        resp.close()
+    return b"".join(chunks)
+
+
+def describe_failure(where: str, url: str, exc: Exception, deadline: float) -> str:
+    causes = _causes(exc)
+    # First: urllib3's NewConnectionError (a refused connection) is a subclass of ConnectTimeoutError.
+    if any(isinstance(e, ConnectionRefusedError) for e in causes):
+        return f"{where}: connection refused ({url}): is the server running?"
+    timed_out = (TimeoutError, urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError)
+    if isinstance(exc, requests.Timeout) or any(isinstance(e, timed_out) for e in causes):
+        return f"{where}: no answer within {deadline} s"
+    return f"{where}: connection failed ({url}): {type(exc).__name__}"
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """The exception and everything it wraps: requests buries the socket error a few levels deep."""
+    found: list[BaseException] = []
+    todo = [exc]
+    while todo:
+        err = todo.pop()
+        if any(err is f for f in found):
+            continue
+        found.append(err)
+        todo += [a for a in (*err.args, getattr(err, "reason", None), err.__cause__, err.__context__)
+                 if isinstance(a, BaseException)]
+    return found
+
+
+def mount(session: requests.Session, timeout: float = DEFAULT_TIMEOUT) -> requests.Session:
+    adapter = DeadlineAdapter(timeout)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
+def open_session(alias: str, url: str, timeout: float = DEFAULT_TIMEOUT) -> None:
     """Creates (or replaces) the RequestsLibrary session ``alias`` for the server at ``url``.
 
-    Does nothing when Robot Framework is not running or RequestsLibrary is not imported.
+    Does nothing when Robot Framework is not running or the suite does not import RequestsLibrary.
     """
+    from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
+
+    try:
+        requests_library = BuiltIn().get_library_instance("RequestsLibrary")
+    except (RobotNotRunningError, RuntimeError):
+        return
+    _move_requests_library_log_to_trace()
+    mount(requests_library.create_session(alias, url, timeout=timeout, max_retries=0), timeout)
+
+
+def _move_requests_library_log_to_trace() -> None:
+    # RequestsLibrary logs each request and response as two INFO lines; the adapter's block replaces them.
+    from RequestsLibrary import log as requests_library_log
+
+    def trace(response):
+        logger.trace(f"{response.request.method} {response.url} → {response.status_code}")
+
+    requests_library_log.log_request = trace
+    requests_library_log.log_response = trace

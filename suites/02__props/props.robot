@@ -1,0 +1,37 @@
+*** Settings ***
+Documentation       GET /props: what the server reports about its slots, context, model and endpoint gates must
+...                 match the preset it was started from and the GGUF file itself.
+Resource            ../../resources/props.resource
+Suite Setup         Start Props Server
+Suite Teardown      Stop Servers For Suite
+Test Template       Props Field Should Be
+Test Tags           props
+
+
+*** Test Cases ***                                      FIELD                                EXPECTED
+Total Slots Equal The Preset's Slots                    total_slots                          ${PRESET.n_slots}
+Slot Context Is The Context Split Across Slots          default_generation_settings.n_ctx    ${{ $PRESET.n_ctx // $PRESET.n_slots }}
+Model Path Is The File The Server Was Started On        model_path                           ${MODEL}[path]
+Chat Template Is The One Stored In The Model            chat_template                        ${MODEL}[chat_template]
+Bos Token Is The Model's Bos                            bos_token                            <s>
+Eos Token Is The Model's Eos                            eos_token                            </s>
+Slots Endpoint Is On By Default                         endpoint_slots                       ${True}
+Metrics Endpoint Is Off By Default                      endpoint_metrics                     ${False}
+Props Endpoint Is Read Only By Default                  endpoint_props                       ${False}
+
+
+*** Keywords ***
+Start Props Server
+    [Documentation]    Starts `tiny` with a slot count and context that no default would give, and keeps the
+    ...    preset in `${PRESET}` and the GGUF file's own metadata in `${MODEL}` to compare the reports with.
+    Start Server For Suite    tiny-3-slots
+    ${preset} =    Server Preset
+    ${meta} =    Suite Model Metadata
+    VAR    ${PRESET}    ${preset}    scope=SUITE    # robocop: off=no-suite-variable
+    VAR    ${MODEL}    ${meta}    scope=SUITE    # robocop: off=no-suite-variable
+
+Props Field Should Be
+    [Documentation]    GETs /props and compares one field exactly.
+    [Arguments]    ${field}    ${expected}
+    ${props} =    Get Props
+    Json Field Should Be    ${props}    ${field}    ${expected}
