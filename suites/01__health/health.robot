@@ -3,6 +3,7 @@ Documentation       Liveness routes and the headers every JSON response carries.
 Resource            ../../resources/server.resource
 Suite Setup         Start Server For Suite    tiny-1-slot    external_ok=${True}
 Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
 Test Tags           health
 
 

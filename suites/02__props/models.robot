@@ -4,6 +4,7 @@ Documentation       The model list (`/v1/models`, `/models`) and the build: what
 Resource            ../../resources/props.resource
 Suite Setup         Start Models Server
 Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
 Test Tags           props
 
 

@@ -4,13 +4,14 @@ Documentation       GET /props: what the server reports about its slots, context
 Resource            ../../resources/props.resource
 Suite Setup         Start Props Server
 Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
 Test Template       Props Field Should Be
 Test Tags           props
 
 
 *** Test Cases ***                                      FIELD                                EXPECTED
 Total Slots Equal The Preset's Slots                    total_slots                          ${PRESET.n_slots}
-Slot Context Is The Context Split Across Slots          default_generation_settings.n_ctx    ${{ $PRESET.n_ctx // $PRESET.n_slots }}
+Slot Context Splits The Context Across Slots            default_generation_settings.n_ctx    ${PRESET.n_ctx_per_slot}
 Model Path Is The File The Server Was Started On        model_path                           ${MODEL}[path]
 Chat Template Is The One Stored In The Model            chat_template                        ${MODEL}[chat_template]
 Bos Token Is The Model's Bos                            bos_token                            <s>

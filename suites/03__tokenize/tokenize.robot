@@ -4,6 +4,7 @@ Documentation       /tokenize and /detokenize on `tiny`'s SentencePiece vocabula
 Resource            ../../resources/tokenize.resource
 Suite Setup         Start Server For Suite    tiny-1-slot
 Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
 Test Tags           tokenize
 
 

@@ -4,6 +4,7 @@ Documentation       Native /completion with `stream: true`: chunk contract, fina
 Resource            ../../resources/completion.resource
 Suite Setup         Start Server For Suite    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
 Test Tags           completion    streaming
 
 

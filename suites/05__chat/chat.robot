@@ -6,6 +6,7 @@ Resource            ../../resources/tokenize.resource
 Resource            ../../resources/props.resource
 Suite Setup         Start Server For Suite    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
 Test Tags           chat
 
 

@@ -4,6 +4,7 @@ Documentation       /v1/chat/completions with `stream: true`: role chunk first, 
 Resource            ../../resources/chat.resource
 Suite Setup         Start Server For Suite    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
 Test Tags           chat    streaming
 
 
