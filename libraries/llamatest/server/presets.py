@@ -1,0 +1,93 @@
+"""Named llama-server set-ups (model, slots, context, flags): the one place where suites' servers are defined.
+
+A suite says ``Start Preset Server    tiny-2-slots`` instead of repeating ``--ctx-size`` and
+``--parallel`` in its own words; a suite that needs a variant overrides fields
+(``n_slots=4``) or adds flags, and the log shows the exact command line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+
+@dataclass(frozen=True, kw_only=True)
+class Preset:
+    """One server set-up. ``n_ctx`` is the *total* context (``--ctx-size``), shared by the slots."""
+
+    model: str
+    n_slots: int
+    n_ctx: int
+    embeddings: bool = False
+    api_key: str | None = None
+    flags: tuple[str, ...] = ()
+    description: str
+
+    def __post_init__(self):
+        if self.n_slots < 1 or self.n_ctx < self.n_slots:
+            raise ValueError(f"a preset needs n_slots >= 1 and n_ctx >= n_slots, "
+                             f"got n_slots={self.n_slots}, n_ctx={self.n_ctx}")
+        object.__setattr__(self, "flags", tuple(str(flag) for flag in self.flags))
+
+    @property
+    def n_ctx_per_slot(self) -> int:
+        """The context each slot gets: llama-server splits ``--ctx-size`` evenly between slots."""
+        return self.n_ctx // self.n_slots
+
+    def args(self) -> list[str]:
+        """The llama-server flags of this preset (everything but the model, host and port)."""
+        args = ["--ctx-size", str(self.n_ctx), "--parallel", str(self.n_slots)]
+        if self.embeddings:
+            args.append("--embeddings")
+        if self.api_key is not None:
+            args += ["--api-key", self.api_key]
+        return args + list(self.flags)
+
+    def with_options(self, **overrides) -> Preset:
+        """A copy with the given fields replaced; a None value leaves that field as it is."""
+        return dataclasses.replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+
+PRESETS: Mapping[str, Preset] = MappingProxyType({
+    "tiny-1-slot": Preset(model="tiny", n_slots=1, n_ctx=512,
+                          description="the generated tiny model, one slot"),
+    "tiny-2-slots": Preset(model="tiny", n_slots=2, n_ctx=1024,
+                           description="the tiny model, two slots of 512 tokens"),
+    "tiny-3-slots": Preset(model="tiny", n_slots=3, n_ctx=1536,
+                           description="the tiny model, three slots of 512 tokens: "
+                                       "a slot count no default gives"),
+    "tiny-4-slots": Preset(model="tiny", n_slots=4, n_ctx=2048,
+                           description="the tiny model, four slots of 512 tokens (concurrency)"),
+    "tiny-long-context": Preset(model="tiny", n_slots=1, n_ctx=32768,
+                                description="the tiny model, one slot of 32768 tokens: "
+                                            "a request with n_predict -1 runs for seconds"),
+    "tiny-embeddings": Preset(model="tiny", n_slots=1, n_ctx=512, embeddings=True,
+                              description="the tiny model with the embeddings endpoints on"),
+    "smollm2": Preset(model="smollm2", n_slots=1, n_ctx=2048,
+                      description="SmolLM2-135M-Instruct, one slot: answers real prompts"),
+})
+
+
+def known_presets() -> list[str]:
+    return list(PRESETS)
+
+
+def preset(name: str) -> Preset:
+    """The preset called ``name``; an unknown name fails with the known names."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise AssertionError(f"unknown server preset '{name}': known presets are "
+                             f"{', '.join(known_presets())}") from None
+
+
+def robot_table() -> str:
+    """The presets as a Robot Framework documentation table, for the library documentation."""
+    rows = ["| =Preset= | =Model= | =Slots= | =Context= | =Flags= | =What for= |"]
+    for name, entry in PRESETS.items():
+        flags = " ".join(entry.args()).replace("|", "\\|")
+        rows.append(f"| ``{name}`` | {entry.model} | {entry.n_slots} | {entry.n_ctx} | ``{flags}`` "
+                    f"| {entry.description} |")
+    return "\n".join(rows)
