@@ -17,7 +17,7 @@ Unknown Model Name Fails With The Known Names
     ...    Model Path    no-such-model
 
 Unknown Preset Fails With The Known Presets
-    Run Keyword And Expect Error    unknown preset 'no-such-preset'*tiny-1-slot*
+    Run Keyword And Expect Error    unknown server preset 'no-such-preset': known presets are tiny-1-slot*
     ...    Start Preset Server    no-such-preset    alias=nopreset
 
 Missing Server Binary Fails With Install Instructions
@@ -65,7 +65,7 @@ Request Without An Answer Fails At Its Deadline
 
 Stream Without An End Fails At Its Deadline
     VAR    &{body}    &{ENDLESS}    stream=${True}
-    Run Keyword And Expect Error    no complete answer within 0.5 s*
+    Run Keyword And Expect Error    POST /completion: no complete answer within 0.5 s*
     ...    Stream Request    /completion    ${body}    timeout=0.5
     GET On Session    suite    /health    expected_status=200
 

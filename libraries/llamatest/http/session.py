@@ -30,6 +30,8 @@ DEFAULT_TIMEOUT = 30.0
 class ExchangeFailed(AssertionError):
     """A request that got no complete answer: a timeout, a refused or a broken connection."""
 
+    ROBOT_SUPPRESS_NAME = True  # the message names the exchange; the class name would only add noise
+
 
 class DeadlineAdapter(HTTPAdapter):
     """A transport adapter that reads the whole body within the request's timeout and logs the exchange."""
