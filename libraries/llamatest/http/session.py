@@ -7,7 +7,7 @@ every request of the session, the domain keywords' and a suite's own:
 - a deadline for the whole exchange: requests' ``timeout`` bounds each socket wait, so a server that
   trickles a byte now and then would never time out; the adapter stops reading at the deadline;
 - one collapsed log block per exchange (request body, response headers and body) instead of
-  RequestsLibrary's two INFO lines, which move to TRACE;
+  RequestsLibrary's two INFO lines, which move to TRACE, and urllib3's DEBUG lines, which are dropped;
 - a one-line failure that names the exchange (``POST /completion: no answer within 0.5 s``,
   ``… connection refused``) instead of a urllib3 traceback, and no retries;
 - UTF-8 for bodies without a charset (requests would guess, or assume ISO-8859-1 for ``text/*``).
@@ -15,6 +15,7 @@ every request of the session, the domain keywords' and a suite's own:
 
 from __future__ import annotations
 
+import logging
 import time
 
 import requests
@@ -25,6 +26,9 @@ from robot.api import logger
 from llamatest.report.exchange import exchange_html, failed_exchange_html, request_html
 
 DEFAULT_TIMEOUT = 30.0
+# urllib3 would add two DEBUG lines to the log per request ("Starting new HTTP connection", the status
+# line), for every readiness poll too; the exchange block says all of it.
+logging.getLogger("urllib3").setLevel(logging.WARNING)
 
 
 class ExchangeFailed(AssertionError):
