@@ -19,8 +19,6 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -235,34 +233,17 @@ def describe_server() -> str:
 
 def check_external_server(url: str | None = None, timeout: float = HEALTH_TIMEOUT) -> None:
     """With LLAMA_SERVER_URL set, GET /health must answer 200 within `timeout` seconds."""
+    from llamatest.server.process import StartFailed, wait_healthy
+
     url = os.environ.get(settings.ENV_SERVER_URL, "") if url is None else url
     if not url:
         return
-    health = url.rstrip("/") + "/health"
-    where = f"{settings.ENV_SERVER_URL}={url}: GET {health}"
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # a local server: no proxy
+    if not url.startswith(("http://", "https://")):
+        raise RunError(f"{settings.ENV_SERVER_URL}={url} is not a URL: give it as http://HOST:PORT")
     try:
-        with opener.open(health, timeout=timeout) as response:
-            status = response.status
-    except urllib.error.HTTPError as err:
-        status = err.code
-    except urllib.error.URLError as err:
-        raise RunError(f"{where}: {_network_reason(err.reason, timeout)}") from None
-    except OSError as err:
-        raise RunError(f"{where}: {_network_reason(err, timeout)}") from None
-    except ValueError as err:
-        raise RunError(f"{settings.ENV_SERVER_URL}={url} is not a URL ({err})") from None
-    if status != 200:
-        why = " (the server is still loading its model)" if status == 503 else ""
-        raise RunError(f"{where}: HTTP {status}, not 200{why}")
-
-
-def _network_reason(reason: object, timeout: float) -> str:
-    if isinstance(reason, ConnectionRefusedError):
-        return "connection refused"
-    if isinstance(reason, TimeoutError):
-        return f"no answer within {timeout:g} s"
-    return str(reason)
+        wait_healthy(url, timeout)
+    except StartFailed as failure:
+        raise RunError(f"{settings.ENV_SERVER_URL}={url}: GET /health: {failure.summary}") from None
 
 
 # ----- running -----
@@ -289,12 +270,9 @@ def run_bounded(cmd: list[str], timeout: float, cwd: Path | None = ROOT) -> int:
     except (subprocess.TimeoutExpired, KeyboardInterrupt) as stop:
         reason = "interrupted" if isinstance(stop, KeyboardInterrupt) else f"timeout of {timeout:g} s"
         say(f"stopping {' '.join(cmd[2:4])} ({reason})")
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            return proc.wait(timeout=KILL_GRACE)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            return proc.wait()
+        # SIGTERM first, so robot runs its teardowns and writes its output; SIGKILL after the grace.
+        code = registry.kill_tree(proc.pid, grace=KILL_GRACE)
+        return code if code is not None else -signal.SIGKILL
     finally:
         registry.unregister(proc.pid)
 

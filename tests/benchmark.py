@@ -12,16 +12,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import requests
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "libraries"))
-
-from LlamaServerLibrary import LlamaServerLibrary  # noqa: E402
-from llamatest.models.catalog import resolve_model  # noqa: E402
+from LlamaServerLibrary import LlamaServerLibrary
 
 
 def describe(name: str, values: list[float], unit: str) -> str:
@@ -29,21 +24,19 @@ def describe(name: str, values: list[float], unit: str) -> str:
             f"(min {min(values):.3f}, max {max(values):.3f}, n={len(values)})")
 
 
-def start_times(servers: LlamaServerLibrary, model: str, count: int) -> list[float]:
+def start_times(servers: LlamaServerLibrary, count: int) -> list[float]:
     """Seconds from spawn to the first /health 200, over `count` fresh starts."""
     times = []
     for _ in range(count):
-        servers.start_llama_server(model, "--ctx-size", "512", "--parallel", "1", alias="bench")
+        servers.start_preset_server("tiny-1-slot", alias="bench")
         times.append(servers.server_start_seconds("bench"))
         servers.stop_llama_server("bench")
     return times
 
 
-def generation_speed(servers: LlamaServerLibrary, model: str, tokens: int, runs: int,
-                     flags: tuple = ()) -> tuple[list, list]:
+def generation_speed(servers: LlamaServerLibrary, tokens: int, runs: int, flags: tuple = ()) -> tuple[list, list]:
     """(server-reported predicted tokens/s, client wall-clock tokens/s) on one slot."""
-    url = servers.start_llama_server(model, "--ctx-size", str(tokens + 64), "--parallel", "1", *flags,
-                                     alias="bench")
+    url = servers.start_preset_server("tiny-1-slot", *flags, n_ctx=tokens + 64, alias="bench")
     reported, wall = [], []
     try:
         for _ in range(runs):
@@ -65,13 +58,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="generation runs")
     args = parser.parse_args()
     servers = LlamaServerLibrary()
-    model = str(resolve_model("tiny"))
     try:
-        print(describe("tiny server start to ready", start_times(servers, model, args.starts), "s"))
+        print(describe("tiny server start to ready", start_times(servers, args.starts), "s"))
         # Flash attention is on by default ("auto"); on tiny shapes it is the slower kernel.
         for tokens in (500, args.tokens):
             for flags in ((), ("--flash-attn", "off")):
-                reported, wall = generation_speed(servers, model, tokens, args.runs, flags)
+                reported, wall = generation_speed(servers, tokens, args.runs, flags)
                 label = f"tiny generation, {tokens} tokens, 1 slot, flags [{' '.join(flags)}]"
                 print(describe(f"{label}, server timings", reported, "tok/s"))
                 print(describe(f"{label}, client wall clock", wall, "tok/s"))

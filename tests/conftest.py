@@ -15,14 +15,10 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import sys
 import threading
-from pathlib import Path
 
 import pytest
 from aiohttp import web
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "libraries"))
 
 HANG_S = 30  # upper bound so a forgotten client can never keep the server busy forever
 

@@ -23,6 +23,7 @@ import urllib3
 from requests.adapters import HTTPAdapter
 from robot.api import logger
 
+from llamatest.neterrors import causes, is_refused
 from llamatest.report.exchange import exchange_html, failed_exchange_html, request_html
 
 DEFAULT_TIMEOUT = 30.0
@@ -87,28 +88,14 @@ def read_within(resp: requests.Response, start: float, deadline: float) -> bytes
 
 
 def describe_failure(where: str, url: str, exc: Exception, deadline: float) -> str:
-    causes = _causes(exc)
+    chain = causes(exc)
     # First: urllib3's NewConnectionError (a refused connection) is a subclass of ConnectTimeoutError.
-    if any(isinstance(e, ConnectionRefusedError) for e in causes):
+    if is_refused(exc):
         return f"{where}: connection refused ({url}): is the server running?"
     timed_out = (TimeoutError, urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError)
-    if isinstance(exc, requests.Timeout) or any(isinstance(e, timed_out) for e in causes):
+    if isinstance(exc, requests.Timeout) or any(isinstance(e, timed_out) for e in chain):
         return f"{where}: no answer within {deadline} s"
     return f"{where}: connection failed ({url}): {type(exc).__name__}"
-
-
-def _causes(exc: BaseException) -> list[BaseException]:
-    """The exception and everything it wraps: requests buries the socket error a few levels deep."""
-    found: list[BaseException] = []
-    todo = [exc]
-    while todo:
-        err = todo.pop()
-        if any(err is f for f in found):
-            continue
-        found.append(err)
-        todo += [a for a in (*err.args, getattr(err, "reason", None), err.__cause__, err.__context__)
-                 if isinstance(a, BaseException)]
-    return found
 
 
 def mount(session: requests.Session, timeout: float = DEFAULT_TIMEOUT) -> requests.Session:

@@ -21,6 +21,7 @@ from pathlib import Path
 import psutil
 import requests
 
+from llamatest.neterrors import is_refused
 from llamatest.server import registry
 from llamatest.server.binary import server_binary, server_version
 from llamatest.server.presets import Preset
@@ -139,7 +140,7 @@ def wait_healthy(url: str, timeout: float, server: Server | None = None) -> None
                 return
             last = f"HTTP {resp.status_code} {resp.text[:200]}"
         except requests.RequestException as exc:
-            if server is None and _is_refused(exc):
+            if server is None and is_refused(exc):
                 raise StartFailed("connection refused") from None
             last = type(exc).__name__
         if time.monotonic() >= deadline:
@@ -158,20 +159,6 @@ def _fail_if_exited(server: Server) -> None:
 
 def _log_tail_text(server: Server) -> str:
     return f"; last lines of {server.log.name}:\n{tail(server.log, LOG_TAIL_LINES)}"
-
-
-def _is_refused(exc: BaseException) -> bool:
-    """True when a ConnectionRefusedError is somewhere in the chain requests and urllib3 wrap it in."""
-    todo, seen = [exc], set()
-    while todo:
-        error = todo.pop()
-        if not isinstance(error, BaseException) or id(error) in seen:
-            continue
-        if isinstance(error, ConnectionRefusedError):
-            return True
-        seen.add(id(error))
-        todo += [error.__cause__, error.__context__, getattr(error, "reason", None), *error.args]
-    return False
 
 
 def server_props(url: str, timeout: float = 10.0) -> dict:
