@@ -14,7 +14,6 @@ from llamatest.http.session import open_session
 from llamatest.models.catalog import resolve_model
 from llamatest.report import html as _htmllog
 from llamatest.server import presets as _presets
-from llamatest.server.binary import server_version
 from llamatest.server.process import Server, ServerPool, tail
 
 SUITE = "suite"  # the default alias: the suite's own server
@@ -155,12 +154,6 @@ class LlamaServerLibrary:
         codes = self._pool.stop_suite(_current_suite(), grace)
         logger.info(f"stopped the suite's servers: {codes or 'none were running'}")
 
-    @keyword("Stop All Llama Servers")
-    def stop_all_llama_servers(self, grace: float = GRACE_S) -> None:
-        """Stops every server this library started (and forgets external ones), whichever suite started them."""
-        codes = self._pool.stop_all(grace)
-        logger.info(f"stopped all servers: {codes or 'none were running'}")
-
     @keyword("Kill Llama Server")
     def kill_llama_server(self, alias: str = SUITE) -> None:
         """Sends SIGKILL to the server process only (a crash); the alias stays known until stopped."""
@@ -184,11 +177,6 @@ class LlamaServerLibrary:
     def server_url(self, alias: str = SUITE) -> str:
         """Returns the base URL of a running server."""
         return self._pool.get(alias).url
-
-    @keyword("Server Pid")
-    def server_pid(self, alias: str = SUITE) -> int:
-        """Returns the process id of a server started by this library."""
-        return self._pool.local(alias).proc.pid
 
     @keyword("Server Command Line")
     def server_command_line(self, alias: str = SUITE) -> str:
@@ -218,27 +206,12 @@ class LlamaServerLibrary:
         """
         return self._pool.description(alias)
 
-    @keyword("Server Log Tail")
-    def server_log_tail(self, alias: str = SUITE, lines: int = 50) -> str:
-        """Returns the last ``lines`` lines of the server's log file ("" for an external server)."""
-        return tail(self._pool.get(alias).log, lines)
-
     @keyword("Server Log Should Contain")
     def server_log_should_contain(self, text: str, alias: str = SUITE) -> None:
         """Fails unless the server's whole log contains ``text``."""
         server = self._pool.local(alias)
         if text not in server.log.read_text(errors="replace"):
             raise AssertionError(f"server log of '{alias}' does not contain {text!r}")
-
-    @keyword("Server Start Seconds")
-    def server_start_seconds(self, alias: str = SUITE) -> float:
-        """Seconds from process spawn to the first ``/health`` 200 of the last start attempt."""
-        return self._pool.local(alias).started_s
-
-    @keyword("Llama Server Version")
-    def llama_server_version(self) -> str:
-        """``llama-server --version`` of the binary under test, as one line."""
-        return server_version()
 
     # ----- logging -----
     @staticmethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from llamatest.models.catalog import known_models, read_metadata, resolve_model
+from llamatest.models.catalog import read_metadata, resolve_model
 
 
 @library(scope="GLOBAL", version="0.1", doc_format="ROBOT")
@@ -48,8 +48,3 @@ class ModelLibrary:
         ``chat_template``, ``size`` (bytes).
         """
         return read_metadata(resolve_model(name))
-
-    @keyword("Known Models")
-    def known_models(self) -> list:
-        """Returns the model names this library knows."""
-        return known_models()

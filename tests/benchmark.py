@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
 import requests
 
-from LlamaServerLibrary import LlamaServerLibrary
+from llamatest.models.catalog import resolve_model
+from llamatest.server.presets import preset
+from llamatest.server.process import ServerPool
+
+OUTPUT = Path(tempfile.gettempdir()) / "llamatest-benchmark"
 
 
 def describe(name: str, values: list[float], unit: str) -> str:
@@ -24,19 +30,24 @@ def describe(name: str, values: list[float], unit: str) -> str:
             f"(min {min(values):.3f}, max {max(values):.3f}, n={len(values)})")
 
 
-def start_times(servers: LlamaServerLibrary, count: int) -> list[float]:
+def start_bench(servers: ServerPool, flags: tuple = (), **options):
+    """The tiny-1-slot preset's server, with options and flags added."""
+    chosen = preset("tiny-1-slot").with_options(**options)
+    return servers.start(resolve_model(chosen.model), [*chosen.args(), *flags], alias="bench", output_dir=OUTPUT)
+
+
+def start_times(servers: ServerPool, count: int) -> list[float]:
     """Seconds from spawn to the first /health 200, over `count` fresh starts."""
     times = []
     for _ in range(count):
-        servers.start_preset_server("tiny-1-slot", alias="bench")
-        times.append(servers.server_start_seconds("bench"))
-        servers.stop_llama_server("bench")
+        times.append(start_bench(servers).started_s)
+        servers.stop("bench")
     return times
 
 
-def generation_speed(servers: LlamaServerLibrary, tokens: int, runs: int, flags: tuple = ()) -> tuple[list, list]:
+def generation_speed(servers: ServerPool, tokens: int, runs: int, flags: tuple = ()) -> tuple[list, list]:
     """(server-reported predicted tokens/s, client wall-clock tokens/s) on one slot."""
-    url = servers.start_preset_server("tiny-1-slot", *flags, n_ctx=tokens + 64, alias="bench")
+    url = start_bench(servers, flags, n_ctx=tokens + 64).url
     reported, wall = [], []
     try:
         for _ in range(runs):
@@ -47,7 +58,7 @@ def generation_speed(servers: LlamaServerLibrary, tokens: int, runs: int, flags:
             reported.append(out["timings"]["predicted_per_second"])
             wall.append(out["tokens_predicted"] / elapsed)
     finally:
-        servers.stop_llama_server("bench")
+        servers.stop("bench")
     return reported, wall
 
 
@@ -57,7 +68,8 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=4000, help="tokens per generation run")
     parser.add_argument("--runs", type=int, default=5, help="generation runs")
     args = parser.parse_args()
-    servers = LlamaServerLibrary()
+    servers = ServerPool()
+    OUTPUT.mkdir(exist_ok=True)
     try:
         print(describe("tiny server start to ready", start_times(servers, args.starts), "s"))
         # Flash attention is on by default ("auto"); on tiny shapes it is the slower kernel.
@@ -68,7 +80,7 @@ def main() -> None:
                 print(describe(f"{label}, server timings", reported, "tok/s"))
                 print(describe(f"{label}, client wall clock", wall, "tok/s"))
     finally:
-        servers.close()
+        servers.stop_all()
 
 
 if __name__ == "__main__":

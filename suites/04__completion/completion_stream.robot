@@ -44,3 +44,12 @@ Streamed Text Equals Non Streamed Text With A Stop Word
     ${plain} =    Complete    ${PROMPT}    n_predict=${32}    stop=${{ [$stop] }}
     ${result} =    Stream Completion    ${PROMPT}    n_predict=${32}    stop=${{ [$stop] }}
     Streamed Text Should Be    ${result}    ${plain}[content]
+
+Two Streams On Two Slots Give The Same Text
+    [Documentation]    The same prompt streamed twice at once, one request per slot, at temperature 0.
+    VAR    &{first}    prompt=${PROMPT}    temperature=${0}    n_predict=${16}    stream=${True}    id_slot=${0}
+    VAR    &{second}    &{first}    id_slot=${1}
+    ${results} =    Stream Requests Concurrently    /completion    ${{ [$first, $second] }}
+    Stream Status Should Be    ${results}[0]    200
+    Stream Status Should Be    ${results}[1]    200
+    Streamed Text Should Be    ${results}[1]    ${results[0].text}

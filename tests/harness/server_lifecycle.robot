@@ -55,6 +55,8 @@ Stop Ends The Server Gracefully With Exit Code Zero
 Crashed Server Is Reported With Its Exit Signal
     Start Preset Server    tiny-1-slot    alias=victim
     Kill Llama Server    victim
+    ${code} =    Server Should Have Exited    victim
+    Should Be Equal As Integers    ${code}    -9
     Run Keyword And Expect Error    llama-server 'victim' exited with code -9*    Server Should Be Running    victim
     [Teardown]    Stop Llama Server    victim
 
