@@ -50,8 +50,9 @@ The exit status is non-zero when a test failed, a check failed, or no test ran.
 
 run.py options:
   --selftest           the project's own checks first: ruff, robocop, pytest, a robot dry run,
-                       libdoc into results/docs/, the harness tests (tests/harness, output in
-                       results/harness/), then the suites; the closing line counts both runs
+                       libdoc of the libraries and resources into results/docs/, the harness
+                       tests (tests/harness, output in results/harness/), then the suites;
+                       the closing line counts both runs
   --timeout SECONDS    bound the whole run (default {DEFAULT_TIMEOUT}); then SIGTERM so teardowns
                        run, SIGKILL {KILL_GRACE} s later
   --setup-only         set up and stop
@@ -315,7 +316,8 @@ def selftest_checks() -> list[tuple[str, list[str]]]:
         ("robot --dryrun", py + ["robot", "--dryrun", "--output", "NONE", "--log", "NONE", "--report", "NONE",
                                  "--console", "dotted", "suites", "tests/harness"]),
         *[(f"libdoc {lib.stem}", py + ["robot.libdoc", str(lib), str(docs / f"{lib.stem}.html")])
-          for lib in sorted((ROOT / "libraries").glob("*Library.py"))],
+          for lib in [*sorted((ROOT / "libraries").glob("*Library.py")),
+                      *sorted((ROOT / "resources").glob("*.resource"))]],
     ]
 
 
