@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 
@@ -16,13 +18,20 @@ PACKAGED = {
 }
 
 
+# name -> function(cache folder) -> path, for models the project generates (on first use, then cached).
+# A new generated model is one line here.
+GENERATED: dict[str, Callable[[Path], Path]] = {
+    **{name: partial(tiny_model_path, name) for name in FLAVOURS},
+}
+
+
 def cache_dir() -> Path:
     """Where generated models live."""
     return _cache_root() / "models"
 
 
 def known_models() -> list[str]:
-    return sorted([*FLAVOURS, *PACKAGED])
+    return sorted([*GENERATED, *PACKAGED])
 
 
 def packaged_model_path(name: str) -> Path:
@@ -43,8 +52,8 @@ def packaged_model_path(name: str) -> Path:
 
 def resolve_model(name: str) -> Path:
     """Path of a model by name, or of an existing .gguf path given as is."""
-    if name in FLAVOURS:
-        return tiny_model_path(name, cache_dir())
+    if name in GENERATED:
+        return GENERATED[name](cache_dir())
     if name in PACKAGED:
         return packaged_model_path(name)
     if name.endswith(".gguf") and Path(name).is_file():
