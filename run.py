@@ -56,6 +56,10 @@ run.py options:
   --timeout SECONDS    bound the whole run (default {DEFAULT_TIMEOUT}); then SIGTERM so teardowns
                        run, SIGKILL {KILL_GRACE} s later
   --setup-only         set up and stop
+  --build-sanitizer KINDS
+                       build llama-server from the same sdist with sanitizers (address,
+                       undefined or thread; address,undefined together), cache it, and print
+                       the LLAMA_SERVER_BIN line that runs the suites against it
   -h, --help           this text
 
 Environment variables:
@@ -78,7 +82,8 @@ class RunError(Exception):
 
 # ----- run.py's own options (stdlib: parsed before set-up) -----
 def parse_args(argv: list[str]) -> tuple[dict, list[str]]:
-    options = {"selftest": False, "setup_only": False, "help": False, "timeout": float(DEFAULT_TIMEOUT)}
+    options = {"selftest": False, "setup_only": False, "help": False, "timeout": float(DEFAULT_TIMEOUT),
+               "sanitizer": None}
     rest = []
     args = iter(argv)
     for arg in args:
@@ -88,6 +93,9 @@ def parse_args(argv: list[str]) -> tuple[dict, list[str]]:
             options["setup_only"] = True
         elif arg in ("-h", "-?", "--help"):
             options["help"] = True
+        elif arg == "--build-sanitizer" or arg.startswith("--build-sanitizer="):
+            value = arg.partition("=")[2] if "=" in arg else next(args, "")
+            options["sanitizer"] = bootstrap.sanitizer_kinds(value)
         elif arg == "--timeout" or arg.startswith("--timeout="):
             value = arg.partition("=")[2] if "=" in arg else next(args, "")
             options["timeout"] = _seconds(value)
@@ -411,6 +419,12 @@ def main(argv: list[str]) -> int:
         return 0
     if options["setup_only"]:
         bootstrap.ensure_setup()
+        return 0
+    if options["sanitizer"]:
+        bootstrap.ensure_setup()
+        binary = bootstrap.sanitizer_server(bootstrap.venv_dir(), options["sanitizer"])
+        say(f"sanitizer build ({', '.join(options['sanitizer'])}) ready; run the suites against it with:")
+        print(f"LLAMA_SERVER_BIN={binary} python3 run.py", flush=True)
         return 0
     if not bootstrap.in_venv():
         bootstrap.ensure_setup()

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from robot.api.deco import keyword, library
+from robot.api.types import Secret
+from robot.libraries.BuiltIn import BuiltIn
 
 from llamatest.http import checks
 from llamatest.http.jsonpath import lookup
 from llamatest.http.response import as_response, json_of
+from llamatest.http.session import open_session
+from llamatest.unicode import token_text_mismatches
 
 
 @library(scope="GLOBAL", version="0.2", doc_format="ROBOT")
@@ -29,6 +33,16 @@ class HttpApiLibrary:
     ``… connection refused``, is never retried, and is logged as one collapsed block holding the
     request body and the response headers and body.
 
+    = API keys =
+
+    ``Open Session With Key`` opens a session that sends a key with every request. Pass the key
+    as a Robot ``Secret`` (``${API_KEY: Secret}    %{LLAMATEST_API_KEY=…}``): neither the key nor the
+    header carrying it is written to the log.
+
+    | Open Session With Key    keyed    ${API_KEY}
+    | ${resp} =    GET On Session    keyed    /props    expected_status=200
+    | Open Session With Key    raw    ${API_KEY}    header=X-Api-Key    scheme=${EMPTY}
+
     = Responses =
 
     The keywords below take the response a RequestsLibrary keyword returns (or a domain keyword that
@@ -46,6 +60,18 @@ class HttpApiLibrary:
     |     ${resp} =    POST On Session    suite    /completion    json=${body}    expected_status=any
     |     Error Response Should Be    ${resp}    400    invalid_request_error    message_contains=n_predict
     """
+
+    @keyword("Open Session With Key")
+    def open_session_with_key(self, alias: str, key: Secret | str, server: str = "suite",
+                              header: str = "Authorization", scheme: str = "Bearer") -> None:
+        """Opens the RequestsLibrary session ``alias`` to the server ``server`` that sends ``key`` with every request.
+
+        The header is ``header: scheme key`` (``Authorization: Bearer KEY`` by default); an empty
+        ``scheme`` sends the key alone (``X-Api-Key: KEY``). The key is never logged.
+        """
+        value = key.value if isinstance(key, Secret) else key
+        url = BuiltIn().get_library_instance("LlamaServerLibrary").server_url(server)
+        open_session(alias, url, headers={header: f"{scheme} {value}" if scheme else value})
 
     @keyword("Error Response Should Be")
     def error_response_should_be(self, resp, status: int, type: str, message: str | None = None,
@@ -80,10 +106,35 @@ class HttpApiLibrary:
         """All ``names`` must be keys of the object at ``path_prefix`` (``""`` = the root)."""
         checks.json_fields_should_exist(json_of(resp_or_json), path_prefix, *names)
 
+    @keyword("Token Texts Should Match Their Bytes")
+    def token_texts_should_match_their_bytes(self, resp_or_json, only_valid_utf8: bool = False) -> None:
+        """Every ``{token, bytes}`` entry of ``completion_probabilities`` (and of its ``top_logprobs``/``top_probs``)
+        has the text its bytes decode to: invalid bytes as U+FFFD, an unfinished character at the end left out.
+
+        With ``only_valid_utf8=True`` only the entries whose bytes are complete, valid UTF-8 are checked.
+        Takes a response, a JSON document, or a list of them (e.g. the events of a stream).
+        """
+        mismatches = token_text_mismatches(json_of(resp_or_json), only_valid_utf8)
+        if mismatches:
+            raise AssertionError(f"{len(mismatches)} token text(s) do not match their bytes; first: {mismatches[0]}")
+
     @keyword("Header Should Be")
     def header_should_be(self, resp, name: str, expected: str) -> None:
         """Exact compare of a header value; the name is case-insensitive."""
         checks.header_should_be(as_response(resp), name, expected)
+
+    @keyword("Header Should Contain Token")
+    def header_should_contain_token(self, resp, name: str, token: str) -> None:
+        """``token`` must be one of the comma-separated values of header ``name``, compared case-insensitively.
+
+        ``Access-Control-Allow-Headers: Authorization, Content-Type`` contains ``authorization``; ``*`` does not.
+        """
+        checks.header_should_contain_token(as_response(resp), name, token)
+
+    @keyword("Header Should Be Absent")
+    def header_should_be_absent(self, resp, name: str) -> None:
+        """Fails if the response has the header ``name`` (case-insensitive)."""
+        checks.header_should_be_absent(as_response(resp), name)
 
     @keyword("Media Type Should Be")
     def media_type_should_be(self, resp, expected: str) -> None:

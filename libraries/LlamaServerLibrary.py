@@ -8,12 +8,14 @@ from typing import Literal
 
 from robot.api import logger
 from robot.api.deco import keyword, library
+from robot.api.types import Secret
 from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
 
 from llamatest.http.session import open_session
 from llamatest.models.catalog import resolve_model
 from llamatest.report import html as _htmllog
 from llamatest.server import presets as _presets
+from llamatest.server import sanitizer
 from llamatest.server.process import Server, ServerPool, tail
 
 SUITE = "suite"  # the default alias: the suite's own server
@@ -62,6 +64,12 @@ class LlamaServerLibrary:
     (listener), the kernel kills the server if the robot process dies (``PR_SET_PDEATHSIG``), and
     every server is recorded in a pid registry that ``run.py`` sweeps before and after each run.
 
+    = Sanitizer reports =
+    When a server built with sanitizers (README, "Sanitizer builds") writes an AddressSanitizer,
+    LeakSanitizer, ThreadSanitizer or UndefinedBehaviorSanitizer report to its log, ``Stop Llama Server``
+    and ``Stop Suite Servers`` fail after stopping it, quoting the report: the suite that produced
+    it fails in its teardown.
+
     = Server logs =
     Each server writes ``server-ALIAS-PORT.srvlog`` in the output directory, linked from log.html.
     Its first line is the command line (``$ ...``), quoted so that it can be pasted into a shell.
@@ -92,7 +100,7 @@ class LlamaServerLibrary:
 
     # ----- start -----
     @keyword("Start Llama Server")
-    def start_llama_server(self, model: str, *flags: str, alias: str = SUITE, port: int = 0,
+    def start_llama_server(self, model: str | None, *flags: str, alias: str = SUITE, port: int = 0,
                            port_taken: Literal["warn", "expected"] = "warn", timeout: float = 60.0,
                            attempts: int = 3, external_ok: bool = False, env: dict | None = None) -> str:
         """Starts llama-server on the ``model`` file with ``flags`` and waits until ``/health`` answers 200.
@@ -105,6 +113,9 @@ class LlamaServerLibrary:
         times. Any other early exit fails at once with the last lines of the server's log.
         ``env`` adds environment variables (e.g. ``LLAMA_ARG_*``). With ``external_ok=True``
         see `External server`. Fails if ``alias`` is already running.
+
+        ``model=${NONE}`` starts the server without ``--model``: router mode, where the server
+        loads the models of ``--models-dir`` (or ``--models-preset``) on demand.
         """
         server = self._pool.start(model, flags, alias=alias, port=port, port_taken=port_taken, timeout=timeout,
                                   attempts=attempts, external_ok=external_ok, env=env, output_dir=_output_dir(),
@@ -113,15 +124,20 @@ class LlamaServerLibrary:
 
     @keyword("Start Preset Server")
     def start_preset_server(self, preset: str, *extra_flags: str, alias: str = SUITE, n_slots: int | None = None,
-                            n_ctx: int | None = None, embeddings: bool | None = None, api_key: str | None = None,
-                            external_ok: bool = False, timeout: float = 60.0, env: dict | None = None) -> str:
+                            n_ctx: int | None = None, embeddings: bool | None = None,
+                            api_key: Secret | str | list | None = None, external_ok: bool = False,
+                            timeout: float = 60.0, env: dict | None = None) -> str:
         """Starts the server of the named `preset <#Presets>`, overridden and extended; returns the base URL.
 
-        ``n_slots``, ``n_ctx`` (total context), ``embeddings`` and ``api_key`` replace the
+        ``n_slots``, ``n_ctx`` (total context), ``embeddings`` and ``api_key`` (best a Robot
+        ``Secret``, or a list of them for several keys; masked in every command line shown) replace the
         preset's values; ``extra_flags`` come after the preset's flags. The model is looked up by
         name like ``Model Path`` does. An unknown preset fails with the known names. Otherwise
         like `Start Llama Server`.
         """
+        if api_key is not None:
+            keys = api_key if isinstance(api_key, list) else [api_key]
+            api_key = ",".join(key.value if isinstance(key, Secret) else str(key) for key in keys)
         chosen = _presets.preset(preset).with_options(n_slots=n_slots, n_ctx=n_ctx, embeddings=embeddings,
                                                       api_key=api_key)
         server = self._pool.start(lambda: resolve_model(chosen.model), [*chosen.args(), *extra_flags], alias=alias,
@@ -140,7 +156,7 @@ class LlamaServerLibrary:
         if alias not in self._pool.aliases():
             logger.info(f"no server '{alias}' is running; nothing to stop")
             return None
-        code = self._pool.stop(alias, grace)
+        code = self._stop_checked([alias], grace)[alias]
         logger.info(f"llama-server '{alias}' stopped; exit code {code}")
         return code
 
@@ -151,8 +167,20 @@ class LlamaServerLibrary:
         All of them share one ``grace``: the keyword takes at most ``grace`` plus a few seconds,
         however many servers there are, so a ``[Timeout]`` of ``grace`` + 10 s is safe.
         """
-        codes = self._pool.stop_suite(_current_suite(), grace)
+        codes = self._stop_checked(self._pool.aliases(_current_suite()), grace)
         logger.info(f"stopped the suite's servers: {codes or 'none were running'}")
+
+    def _stop_checked(self, aliases: list[str], grace: float) -> dict[str, int | None]:
+        """Stops the servers, then fails if any of their logs holds a sanitizer report (quoted)."""
+        servers = [self._pool.get(alias) for alias in aliases]
+        codes = self._pool.stop_many(aliases, grace)
+        reports = [(server, sanitizer.report_in(server.log)) for server in servers if not server.external]
+        found = [(server, report) for server, report in reports if report]
+        if found:
+            server, report = found[0]
+            raise AssertionError(f"llama-server '{server.alias}' reported a sanitizer error in {server.log.name}:\n"
+                                 f"{report}")
+        return codes
 
     @keyword("Kill Llama Server")
     def kill_llama_server(self, alias: str = SUITE) -> None:
@@ -209,9 +237,16 @@ class LlamaServerLibrary:
     @keyword("Server Log Should Contain")
     def server_log_should_contain(self, text: str, alias: str = SUITE) -> None:
         """Fails unless the server's whole log contains ``text``."""
-        server = self._pool.local(alias)
-        if text not in server.log.read_text(errors="replace"):
+        if text not in self._pool.local(alias).log.read_text(errors="replace"):
             raise AssertionError(f"server log of '{alias}' does not contain {text!r}")
+
+    @keyword("Server Log Should Not Contain")
+    def server_log_should_not_contain(self, text: Secret | str, alias: str = SUITE) -> None:
+        """Fails if the server's whole log contains ``text`` (a ``Secret`` is never shown in the message)."""
+        value = text.value if isinstance(text, Secret) else text
+        if value in self._pool.local(alias).log.read_text(errors="replace"):
+            shown = "the secret" if isinstance(text, Secret) else repr(text)
+            raise AssertionError(f"server log of '{alias}' contains {shown}")
 
     # ----- logging -----
     @staticmethod

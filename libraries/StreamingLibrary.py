@@ -183,6 +183,16 @@ class StreamingLibrary:
         """Exact compare of the generated text (see `Result`); the failure gives the first differing char."""
         checks.text_should_be(_result(result), expected)
 
+    @keyword("Stream Should Be Valid Utf8")
+    def stream_should_be_valid_utf8(self, result: StreamResult) -> None:
+        """Every line of the stream, as received, is valid UTF-8 (no half of a multi-byte character)."""
+        checks.valid_utf8(_result(result))
+
+    @keyword("No Stream String Should Hold A Lone Surrogate")
+    def no_stream_string_should_hold_a_lone_surrogate(self, result: StreamResult) -> None:
+        """No JSON string in any event (keys included) holds a lone ``\\uD800``–``\\uDFFF`` escape."""
+        checks.no_lone_surrogates(_result(result))
+
     # ---- OpenAI chunks ---------------------------------------------------------------------------------
 
     @keyword("Only The First Chunk Should Carry The Role")

@@ -25,6 +25,14 @@ N Predict Limits The Generated Tokens
     Json Field Should Be    ${out}    truncated    ${False}
     Json Field Should Be    ${out}    stop    ${True}
 
+Completions Route Answers Like Completion
+    ${native} =    Complete    ${PROMPT}    n_predict=${8}
+    VAR    &{body}    prompt=${PROMPT}    temperature=${0}    n_predict=${8}
+    ${resp} =    POST On Session    suite    /completions    json=${body}    expected_status=200
+    Media Type Should Be    ${resp}    application/json
+    Json Field Should Be    ${resp}    content    ${native}[content]
+    Json Field Should Be    ${resp}    tokens_predicted    ${8}
+
 Tokens Evaluated Counts The Prompt With Bos
     ${tokens} =    Tokenize    ${PROMPT}    add_special=${True}
     ${out} =    Complete    ${PROMPT}    n_predict=${1}    cache_prompt=${False}
@@ -78,6 +86,22 @@ Unbounded Generation Stops At The End Of The Slot Context
     Json Field Should Be    ${out}    truncated    ${True}
     Json Field Should Be    ${out}    stop_type    limit
     Should Be Equal As Integers    ${{ $out["tokens_evaluated"] + $out["tokens_predicted"] }}    ${n_ctx}
+
+Generation Is Cut Where The Slot Context Ends
+    ${n_ctx} =    Slot Context Size
+    ${prompt} =    Repeated Token Prompt    ${{ $n_ctx - 10 }}
+    ${out} =    Complete    ${prompt}    n_predict=${100}
+    Json Field Should Be    ${out}    tokens_predicted    ${10}
+    Json Field Should Be    ${out}    truncated    ${True}
+    Json Field Should Be    ${out}    stop_type    limit
+
+Prompt One Token Short Of The Slot Context Generates One Token
+    ${n_ctx} =    Slot Context Size
+    ${prompt} =    Repeated Token Prompt    ${{ $n_ctx - 1 }}
+    ${out} =    Complete    ${prompt}    n_predict=${8}
+    Json Field Should Be    ${out}    tokens_evaluated    ${{ $n_ctx - 1 }}
+    Json Field Should Be    ${out}    tokens_predicted    ${1}
+    Json Field Should Be    ${out}    truncated    ${True}
 
 Zero N Predict Returns Empty Content
     [Documentation]    `n_predict: 0` asks for no token at all (the reference contract: 200 with empty

@@ -2,6 +2,7 @@
 Documentation       Native /completion with `stream: true`: chunk contract, final chunk, no [DONE] marker,
 ...                 and equality with the non-streamed answer.
 Resource            ../../resources/completion.resource
+Resource            ../../resources/props.resource
 Suite Setup         Start Server For Suite    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
@@ -53,3 +54,10 @@ Two Streams On Two Slots Give The Same Text
     Stream Status Should Be    ${results}[0]    200
     Stream Status Should Be    ${results}[1]    200
     Streamed Text Should Be    ${results}[1]    ${results[0].text}
+
+Streamed Generation Is Cut Where The Slot Context Ends
+    ${n_ctx} =    Slot Context Size
+    ${prompt} =    Repeated Token Prompt    ${{ $n_ctx - 10 }}
+    ${result} =    Stream Completion    ${prompt}    n_predict=${100}
+    Every Partial Chunk Should Carry One Token    ${result}
+    Final Chunk Should Report    ${result}    tokens_predicted=10    truncated=true    stop_type=limit

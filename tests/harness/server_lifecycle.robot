@@ -13,7 +13,7 @@ Test Timeout        2 minutes
 
 *** Test Cases ***
 Unknown Model Name Fails With The Known Names
-    Run Keyword And Expect Error    unknown model 'no-such-model': known models are smollm2, tiny, tiny-raw*
+    Run Keyword And Expect Error    unknown model 'no-such-model': known models are *smollm2, tiny, *
     ...    Model Path    no-such-model
 
 Unknown Preset Fails With The Known Presets

@@ -175,3 +175,13 @@ def test_typed_response_from_a_requests_response(http, server):
 def test_a_value_that_is_no_response_is_named(lib):
     with pytest.raises(TypeError, match="expected an HTTP response .* got dict"):
         lib.header_should_be({"status": 200}, "Server", "x")
+
+
+def test_header_token_and_absence(lib, http, server):
+    resp = http.get(server + "/echo")  # Content-Type: application/json; charset=utf-8
+    lib.header_should_contain_token(resp, "X-Test-Header", "HELLO-WORLD")
+    assert fails(lib.header_should_contain_token, resp, "Content-Type", "charset=utf-8") == (
+        "GET /echo: header 'Content-Type' is 'application/json; charset=utf-8', which does not list 'charset=utf-8'")
+    lib.header_should_be_absent(resp, "Access-Control-Allow-Origin")
+    assert fails(lib.header_should_be_absent, resp, "x-test-header") == \
+        "GET /echo: header 'x-test-header' should be absent, was 'hello-world'"

@@ -76,6 +76,18 @@ def header_should_be(resp: Response, name: str, expected: str) -> None:
         raise AssertionError(f"{resp.where}: header {name!r} was {value!r}, expected {expected!r}")
 
 
+def header_should_contain_token(resp: Response, name: str, token: str) -> None:
+    """``token`` must be one of the comma-separated values of the header (case-insensitive)."""
+    value = header(resp, name)
+    if token.lower() not in [part.strip().lower() for part in value.split(",")]:
+        raise AssertionError(f"{resp.where}: header {name!r} is {value!r}, which does not list {token!r}")
+
+
+def header_should_be_absent(resp: Response, name: str) -> None:
+    if name.lower() in resp.headers:
+        raise AssertionError(f"{resp.where}: header {name!r} should be absent, was {resp.headers[name.lower()]!r}")
+
+
 def media_type(content_type: str) -> str:
     """``application/json; charset=utf-8`` → ``application/json``."""
     return content_type.split(";", 1)[0].strip().lower()

@@ -105,10 +105,12 @@ def mount(session: requests.Session, timeout: float = DEFAULT_TIMEOUT) -> reques
     return session
 
 
-def open_session(alias: str, url: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+def open_session(alias: str, url: str, timeout: float = DEFAULT_TIMEOUT, headers: dict | None = None) -> None:
     """Creates (or replaces) the RequestsLibrary session ``alias`` for the server at ``url``.
 
-    Does nothing when Robot Framework is not running or the suite does not import RequestsLibrary.
+    ``headers`` go with every request of the session; they are set after RequestsLibrary has
+    created it, because it would log them (they may hold an API key). Does nothing when Robot
+    Framework is not running or the suite does not import RequestsLibrary.
     """
     from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
 
@@ -117,7 +119,8 @@ def open_session(alias: str, url: str, timeout: float = DEFAULT_TIMEOUT) -> None
     except (RobotNotRunningError, RuntimeError):
         return
     _move_requests_library_log_to_trace()
-    mount(requests_library.create_session(alias, url, timeout=timeout, max_retries=0), timeout)
+    session = mount(requests_library.create_session(alias, url, timeout=timeout, max_retries=0), timeout)
+    session.headers.update(headers or {})
 
 
 def _move_requests_library_log_to_trace() -> None:

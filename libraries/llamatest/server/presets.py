@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 
@@ -21,7 +21,7 @@ class Preset:
     n_slots: int
     n_ctx: int
     embeddings: bool = False
-    api_key: str | None = None
+    api_key: str | None = field(default=None, repr=False)  # a secret: never in a log line
     flags: tuple[str, ...] = ()
     description: str
 
@@ -67,6 +67,29 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({
                               description="the tiny model with the embeddings endpoints on"),
     "smollm2": Preset(model="smollm2", n_slots=1, n_ctx=2048,
                       description="SmolLM2-135M-Instruct, one slot: answers real prompts"),
+    "minilm-embeddings": Preset(model="minilm", n_slots=2, n_ctx=1024, embeddings=True,
+                                description="all-MiniLM-L6-v2 (a real sentence-embedding model), "
+                                            "two slots of 512 tokens, embeddings on"),
+    "tiny-reranker": Preset(model="tiny-reranker", n_slots=1, n_ctx=512, flags=("--reranking",),
+                            description="the generated BERT reranker (random weights, pooling rank), "
+                                        "one slot, reranking on"),
+    "tiny-metrics": Preset(model="tiny", n_slots=1, n_ctx=512, flags=("--metrics",),
+                           description="the tiny model, one slot, with the Prometheus /metrics endpoint on"),
+    "tiny-infill": Preset(model="tiny", n_slots=1, n_ctx=512, flags=("--batch-size", "64"),
+                          description="the tiny model, one slot, 64-token batches: /infill keeps its "
+                                      "input_extra and cuts long prefixes and suffixes at known lengths"),
+    "tiny-no-jinja": Preset(model="tiny", n_slots=1, n_ctx=512, flags=("--no-jinja",),
+                            description="the tiny model, one slot, chat templates rendered by the legacy "
+                                        "(non-Jinja) renderer"),
+    "tiny-raw": Preset(model="tiny-raw", n_slots=1, n_ctx=512,
+                       description="the tiny model's raw flavour: its output favours lone UTF-8 bytes "
+                                   "(partial and invalid characters)"),
+    "tiny-2-slots-metrics": Preset(model="tiny", n_slots=2, n_ctx=4096, flags=("--metrics",),
+                                   description="two slots of 2048 tokens with /metrics on: concurrent users "
+                                               "with requests long enough to watch, deferred requests"),
+    "tiny-2-slots-context-shift": Preset(model="tiny", n_slots=2, n_ctx=512, flags=("--context-shift", "--metrics"),
+                                         description="two slots of 256 tokens with context shift and /metrics: "
+                                                     "generation past the context, requests that never end"),
 })
 
 

@@ -69,6 +69,24 @@ def tail(path: Path | None, lines: int = 50) -> str:
     return "\n".join(data.decode(errors="replace").splitlines()[-lines:])
 
 
+SECRET_FLAGS = ("--api-key",)  # their values never reach the log, the metadata or the .srvlog
+MASK = "*****"
+
+
+def shown_command_line(args: list[str]) -> str:
+    """The command line quoted for a shell, with the value of every secret flag replaced by ``*****``."""
+    shown: list[str] = []
+    for arg in args:
+        flag, equals, _ = arg.partition("=")
+        if shown and shown[-1] in SECRET_FLAGS:
+            shown.append(MASK)
+        elif equals and flag in SECRET_FLAGS:
+            shown.append(f"{flag}={MASK}")
+        else:
+            shown.append(arg)
+    return shlex.join(shown)
+
+
 @dataclass
 class Server:
     """A llama-server this process started (``proc`` set) or an external one (``proc`` None)."""
@@ -93,7 +111,7 @@ class Server:
     @property
     def command_line(self) -> str:
         """The exact command line, quoted so that it can be pasted into a shell."""
-        return f"external server at {self.url}" if self.external else shlex.join(self.args)
+        return f"external server at {self.url}" if self.external else shown_command_line(self.args)
 
     def exit_code(self) -> int | None:
         """The exit code if the process has ended (negative: the signal that ended it), else None."""
@@ -118,6 +136,17 @@ def listens_on_port(server: Server) -> bool:
                    for p in procs for c in p.net_connections(kind="inet"))
     except psutil.Error:
         return False
+
+
+def api_prefix(flags) -> str:
+    """The ``--api-prefix`` among the flags ("" without one): the server then answers /health under it."""
+    flags = [str(flag) for flag in flags]
+    for index, flag in enumerate(flags):
+        if flag == "--api-prefix" and index + 1 < len(flags):
+            return flags[index + 1].rstrip("/")
+        if flag.startswith("--api-prefix="):
+            return flag.partition("=")[2].rstrip("/")
+    return ""
 
 
 def wait_healthy(url: str, timeout: float, server: Server | None = None) -> None:
@@ -189,15 +218,19 @@ def check_port(port: int, port_taken: str, alias: str) -> tuple[int, str | None,
     return 0, f"port {port} is already taken; starting '{alias}' on a free port instead", level
 
 
-def spawn(binary: Path, model: str, flags, *, alias: str, port: int, output_dir: Path,
+def spawn(binary: Path, model: str | None, flags, *, alias: str, port: int, output_dir: Path,
           env: dict | None = None, suite: str | None = None) -> Server:
-    """Starts the process (not waiting for it), logging to ``server-ALIAS-PORT.srvlog``, and registers it."""
-    args = [str(binary), "--model", str(model), "--host", HOST, "--port", str(port), *map(str, flags)]
+    """Starts the process (not waiting for it), logging to ``server-ALIAS-PORT.srvlog``, and registers it.
+
+    ``model`` None starts it without ``--model`` (router mode).
+    """
+    model_args = [] if model is None else ["--model", str(model)]
+    args = [str(binary), *model_args, "--host", HOST, "--port", str(port), *map(str, flags)]
     output_dir.mkdir(parents=True, exist_ok=True)
     log = output_dir / f"server-{re.sub(r'[^A-Za-z0-9_.-]', '_', alias)}-{port}.srvlog"
     extra_env = {str(k): str(v) for k, v in (env or {}).items()}
     with open(log, "wb") as log_file:
-        log_file.write(f"$ {shlex.join(args)}\n".encode())
+        log_file.write(f"$ {shown_command_line(args)}\n".encode())
         log_file.flush()
         # A file, never a PIPE: a verbose server would fill the pipe and block.
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
@@ -209,7 +242,7 @@ def spawn(binary: Path, model: str, flags, *, alias: str, port: int, output_dir:
         create_time = None
     registry.register(proc.pid, port=port, alias=alias, log=str(log))
     return Server(alias=alias, url=f"http://{HOST}:{port}", port=port, proc=proc, create_time=create_time,
-                  log=log, args=args, model=str(model), suite=suite)
+                  log=log, args=args, model=None if model is None else str(model), suite=suite)
 
 
 def stop_servers(servers: list[Server], grace: float) -> dict[str, int | None]:
@@ -258,16 +291,17 @@ class ServerPool:
         return [a for a, s in self._servers.items() if suite is None or s.suite == suite]
 
     # ----- start -----
-    def start(self, model: str | Path | Callable[[], str | Path], flags=(), *, alias: str, output_dir: Path,
+    def start(self, model: str | Path | Callable[[], str | Path] | None, flags=(), *, alias: str, output_dir: Path,
               port: int = 0, port_taken: str = "warn", timeout: float = 60.0, attempts: int = 3,
               external_ok: bool = False, env: dict | None = None, suite: str | None = None,
               preset: Preset | None = None) -> Server:
         """Starts a server and waits until it is ready; uses ``$LLAMA_SERVER_URL`` when ``external_ok``.
 
         ``model`` may be a callable, called only for a local start (an external server needs
-        no model file). ``timeout`` bounds each attempt; an attempt that fails because the port
-        was taken is retried on another free port, up to ``attempts`` times. Any other early exit
-        fails at once with the tail of the server's log. ``preset`` is only recorded on the server.
+        no model file); None starts it without ``--model`` (router mode). ``timeout`` bounds each
+        attempt; an attempt that fails because the port was taken is retried on another free port,
+        up to ``attempts`` times. Any other early exit fails at once with the tail of the server's
+        log. ``preset`` is only recorded on the server.
         """
         if alias in self._servers:
             raise AssertionError(f"a server with alias '{alias}' is already running at "
@@ -289,7 +323,7 @@ class ServerPool:
                            suite=suite)
             started = time.monotonic()
             try:
-                wait_healthy(server.url, timeout, server)
+                wait_healthy(server.url + api_prefix(flags), timeout, server)
             except StartFailed as failure:
                 stop_servers([server], FAILED_START_GRACE)
                 tried.append((chosen, failure.summary))
@@ -355,4 +389,5 @@ class ServerPool:
             props = server_props(server.url)
             return (f"{props.get('build_info', 'unknown build')} (external server at {server.url}); "
                     f"model {props.get('model_path', 'unknown')}")
-        return f"{server_version(Path(server.args[0]))}; model {server.model}"
+        model = "none (router mode)" if server.model is None else server.model
+        return f"{server_version(Path(server.args[0]))}; model {model}"

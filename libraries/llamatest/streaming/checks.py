@@ -13,6 +13,7 @@ from typing import Any
 
 from llamatest.streaming.result import StreamResult, media_type
 from llamatest.textutil import short_repr
+from llamatest.unicode import lone_surrogates
 
 _short = functools.partial(short_repr, limit=200)  # streams get longer excerpts than plain responses
 
@@ -277,3 +278,17 @@ def _same(actual: Any, expected: Any) -> bool:
     if isinstance(expected, str) and (actual is None or isinstance(actual, (bool, int, float))):
         return expected in (json.dumps(actual), str(actual))
     return actual == expected and isinstance(actual, bool) == isinstance(expected, bool)
+
+
+def valid_utf8(r: StreamResult) -> None:
+    """Every byte of the stream is UTF-8: the server never puts half a character on the wire."""
+    if r.invalid_utf8_lines:
+        raise AssertionError(f"{r.where}: {r.invalid_utf8_lines} line(s) of the stream are not valid UTF-8")
+
+
+def no_lone_surrogates(r: StreamResult) -> None:
+    """No JSON string of any event holds a lone UTF-16 surrogate (half of an escaped emoji)."""
+    for index, event in enumerate(r.events):
+        paths = lone_surrogates(event.json)
+        if paths:
+            raise AssertionError(f"event {index} holds a lone surrogate at {', '.join(paths)}: {_short(event.data)}")

@@ -57,6 +57,7 @@ async def stream_one(session: aiohttp.ClientSession, url: str, body: Any, header
     if parser is not None:
         parser.close(r.t_end)
         r.truncated_tail = parser.trailing
+        r.invalid_utf8_lines = parser.invalid_utf8_lines
         if parser.trailing and not r.error:
             r.error = f"stream ended inside an event ({len(parser.trailing)} bytes unterminated)"
     return r

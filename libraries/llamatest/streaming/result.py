@@ -49,6 +49,7 @@ class StreamResult:
     json_body: Any = None
     error: str | None = None
     truncated_tail: bytes = b""
+    invalid_utf8_lines: int = 0  # stream lines that were not valid UTF-8
 
     @property
     def where(self) -> str:

@@ -50,6 +50,7 @@ class SSEParser:
         self._event_raw = bytearray()  # raw lines since the last dispatch, for `trailing`
         self._has_fields = False
         self.trailing = b""
+        self.invalid_utf8_lines = 0  # lines that were not valid UTF-8 (decoded with U+FFFD instead)
 
     def feed(self, chunk: bytes, t: float) -> list[SSEEvent | SSEComment]:
         buf = self._buf + chunk
@@ -74,11 +75,18 @@ class SSEParser:
             # A CR that ends the buffer may be the first half of CRLF; the line is complete either way.
             if match.group() == b"\r" and pos == len(buf):
                 self._after_cr = True
-            item = self._process_line(line.decode("utf-8", errors="replace"), t)
+            item = self._process_line(self._decode(line), t)
             if item is not None:
                 items.append(item)
         self._buf = buf[pos:]
         return items
+
+    def _decode(self, line: bytes) -> str:
+        try:
+            return line.decode("utf-8")
+        except UnicodeDecodeError:
+            self.invalid_utf8_lines += 1
+            return line.decode("utf-8", errors="replace")
 
     def close(self, t: float | None = None) -> list[SSEEvent | SSEComment]:
         """End of stream: an unterminated event is discarded, but reported in `trailing`."""

@@ -1,0 +1,52 @@
+*** Settings ***
+Documentation       Native /completion `logit_bias` in every form the server accepts: a map `{"id": bias}`, pairs
+...                 `[[id, bias]]`, and token text instead of an id (the server tokenizes it and biases each of
+...                 its tokens), with `false` (ban) or a large negative bias. Each test first asks without bias
+...                 and takes the token `tiny` generates first; with the bias that token never appears, the
+...                 answer still has `n_predict` tokens, and `generation_settings.logit_bias` echoes the bias
+...                 per token (`null` for a ban).
+Resource            ../../resources/completion.resource
+Suite Setup         Start Server For Suite    tiny-2-slots
+Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
+Test Template       Logit Bias Should Keep The First Token Out
+Test Tags           completion
+
+
+*** Variables ***
+${PROMPT}           hello world
+${N_PREDICT}        ${12}
+
+
+*** Test Cases ***                                          FORM     KEY     BIAS
+Map From Id To False Bans The Token                         map      id      ${False}
+Pairs Of Id And False Ban The Token                         pairs    id      ${False}
+Map From Token Text To False Bans Its Tokens                map      text    ${False}
+Pairs Of Token Text And False Ban Its Tokens                pairs    text    ${False}
+Map From Id To A Large Negative Bias Avoids The Token       map      id      ${-100}
+Pairs Of Id And A Large Negative Bias Avoid The Token       pairs    id      ${-100}
+Token Text With A Large Negative Bias Avoids Its Tokens     pairs    text    ${-100}
+
+
+*** Keywords ***
+Logit Bias Should Keep The First Token Out
+    [Documentation]    Finds the first token of the unbiased answer, biases it in the given `form` (`map` or
+    ...    `pairs`) keyed by its `id` or its `text`, and checks that it never appears in the biased answer.
+    [Arguments]    ${form}    ${key}    ${bias}
+    ${free} =    Generated Tokens    ${PROMPT}    n_predict=${N_PREDICT}
+    VAR    ${banned}    ${free}[0]
+    ${text} =    Token Text    ${banned}
+    ${biased_tokens} =    Biased Tokens    ${key}    ${banned}    ${text}
+    VAR    ${name}    ${{ $text if $key == "text" else $banned }}
+    VAR    ${logit_bias}    ${{ {str($name): $bias} if $form == "map" else [[$name, $bias]] }}
+    ${out} =    Complete    ${PROMPT}    n_predict=${N_PREDICT}    return_tokens=${True}    logit_bias=${logit_bias}
+    Should Not Contain    ${out}[tokens]    ${banned}
+    Length Should Be    ${out}[tokens]    ${N_PREDICT}
+    Logit Bias Should Be Echoed    ${out}    ${biased_tokens}    ${{ None if $bias is False else $bias }}
+
+Biased Tokens
+    [Documentation]    The token ids a bias keyed by `key` applies to: the id itself, or every token of its text.
+    [Arguments]    ${key}    ${token}    ${text}
+    IF    $key == "id"    RETURN    ${{ [$token] }}
+    ${tokens} =    Tokenize    ${text}
+    RETURN    ${tokens}

@@ -1,0 +1,182 @@
+*** Settings ***
+Documentation       Native /completion prompts and results: token-id, mixed and JSON-object prompts, several
+...                 prompts and `n_cmpl` copies in one request (an array of results in order), slot choice
+...                 (`id_slot`), the prompt cache (`cache_prompt`, `timings.cache_n`, `tokens_cached`) and the shape
+...                 of the answer (`response_fields`, `return_tokens`). Expected texts come from single requests
+...                 for the same prompt, since equal token sequences at temperature 0 give equal answers.
+Resource            ../../resources/completion.resource
+Suite Setup         Start Server For Suite    tiny-2-slots
+Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
+Test Tags           completion
+
+
+*** Variables ***
+${PROMPT}           hello world
+${OTHER}            the llama server
+${N}                ${6}
+
+
+*** Test Cases ***
+Token Id Prompt Is Evaluated Without Bos
+    ${ids} =    Tokenize    ${PROMPT}
+    ${out} =    Complete    ${ids}    n_predict=${N}    cache_prompt=${False}
+    Json Field Should Be    ${out}    tokens_evaluated    ${{ len($ids) }}
+    Json Field Should Be    ${out}    tokens_predicted    ${N}
+
+Token Ids With Bos Answer Like The Text Prompt
+    ${ids} =    Tokenize    ${PROMPT}    add_special=${True}
+    ${text} =    Complete    ${PROMPT}    n_predict=${N}
+    ${out} =    Complete    ${ids}    n_predict=${N}
+    Json Field Should Be    ${out}    content    ${text}[content]
+    Json Field Should Be    ${out}    tokens_evaluated    ${text}[tokens_evaluated]
+
+Text Prompt Is Echoed With Its Bos
+    ${ids} =    Tokenize    ${PROMPT}    add_special=${True}
+    ${rendered} =    Detokenize    ${ids}
+    ${out} =    Complete    ${PROMPT}    n_predict=${1}
+    Json Field Should Be    ${out}    prompt    ${rendered}
+
+Mixed Prompt Of Ids And Text Is One Prompt Of Their Tokens
+    ${ids} =    Tokenize    ${PROMPT}    add_special=${True}
+    ${tail} =    Tokenize    ${OTHER}
+    ${joined} =    Complete    ${{ $ids + $tail }}    n_predict=${N}
+    ${out} =    Complete    ${{ $ids + [$OTHER] }}    n_predict=${N}
+    Json Field Should Be    ${out}    content    ${joined}[content]
+    Json Field Should Be    ${out}    tokens_evaluated    ${{ len($ids) + len($tail) }}
+
+Json Object Prompt Answers Like The Plain String
+    ${plain} =    Complete    ${PROMPT}    n_predict=${N}
+    ${out} =    Complete    ${{ {"prompt_string": $PROMPT} }}    n_predict=${N}
+    Json Field Should Be    ${out}    content    ${plain}[content]
+    Json Field Should Be    ${out}    index    ${0}
+
+Empty Text Prompt Evaluates Only The Bos Token
+    ${out} =    Complete    ${EMPTY}    n_predict=${N}    cache_prompt=${False}
+    Json Field Should Be    ${out}    tokens_evaluated    ${1}
+    Json Field Should Be    ${out}    tokens_predicted    ${N}
+
+Empty Token List In A Prompt Array Is Rejected
+    [Documentation]    `prompt: []` is rejected with 400 `"prompt" must not be empty`, but `prompt: [[]]` (one prompt
+    ...    of no tokens) answers 200 with empty content, `tokens_evaluated` 0 and `tokens_predicted` 0,
+    ...    ignoring `n_predict`.
+    [Tags]    bug
+    ${resp} =    Request Completion    ${{ [[]] }}    n_predict=${N}    expected_status=any
+    Error Response Should Be    ${resp}    400    invalid_request_error    message_contains="prompt"
+    Media Type Should Be    ${resp}    application/json
+
+Several Prompts Give One Result Each In Prompt Order
+    ${first} =    Complete    ${PROMPT}    n_predict=${N}
+    ${second} =    Complete    ${OTHER}    n_predict=${N}
+    ${results} =    Complete    ${{ [$PROMPT, $OTHER] }}    n_predict=${N}
+    Results Should Be Indexed In Order    ${results}
+    ${contents} =    Field Of Each    ${results}    content
+    Should Be Equal    ${contents}    ${{ [$first["content"], $second["content"]] }}
+
+A Text Prompt And A Token Prompt Can Share One Request
+    ${ids} =    Tokenize    ${OTHER}    add_special=${True}
+    ${results} =    Complete    ${{ [$PROMPT, $ids] }}    n_predict=${N}
+    Results Should Be Indexed In Order    ${results}
+    ${evaluated} =    Field Of Each    ${results}    tokens_evaluated
+    ${text_ids} =    Tokenize    ${PROMPT}    add_special=${True}
+    Should Be Equal    ${evaluated}    ${{ [len($text_ids), len($ids)] }}
+
+N Cmpl Gives That Many Identical Results At Temperature Zero
+    ${single} =    Complete    ${PROMPT}    n_predict=${N}
+    ${results} =    Complete    ${PROMPT}    n_predict=${N}    n_cmpl=${2}
+    Results Should Be Indexed In Order    ${results}
+    ${contents} =    Field Of Each    ${results}    content
+    Should Be Equal    ${contents}    ${{ [$single["content"]] * 2 }}
+
+N Is An Alias Of N Cmpl
+    ${results} =    Complete    ${PROMPT}    n_predict=${N}    n=${2}
+    Results Should Be Indexed In Order    ${results}
+    Length Should Be    ${results}    2
+
+N Cmpl Copies Run On Distinct Slots
+    ${results} =    Complete    ${PROMPT}    n_predict=${N}    n_cmpl=${2}
+    ${slots} =    Field Of Each    ${results}    id_slot
+    Should Be Equal    ${{ sorted($slots) }}    ${{ [0, 1] }}
+
+Several Prompts With N Cmpl Give Every Prompt N Times
+    ${first} =    Complete    ${PROMPT}    n_predict=${N}
+    ${second} =    Complete    ${OTHER}    n_predict=${N}
+    ${results} =    Complete    ${{ [$PROMPT, $OTHER] }}    n_predict=${N}    n_cmpl=${2}
+    Results Should Be Indexed In Order    ${results}
+    ${contents} =    Field Of Each    ${results}    content
+    Should Be Equal    ${contents}    ${{ [$first["content"]] * 2 + [$second["content"]] * 2 }}
+
+Requested Slot Serves The Request And Is Reported
+    ${on_zero} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${0}
+    ${on_one} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${1}
+    Json Field Should Be    ${on_zero}    id_slot    ${0}
+    Json Field Should Be    ${on_one}    id_slot    ${1}
+
+Slot Id Beyond The Slot Count Wraps Around
+    [Documentation]    `id_slot` is taken modulo the slot count: 5 on two slots runs on slot 1, 4 on slot 0.
+    ${five} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${5}
+    ${four} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${4}
+    Json Field Should Be    ${five}    id_slot    ${1}
+    Json Field Should Be    ${four}    id_slot    ${0}
+
+Slot Id Below Minus One Or Not A Number Falls Back To Any Slot
+    ${negative} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${-5}
+    ${text} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=x
+    Should Contain    ${{ [0, 1] }}    ${negative}[id_slot]
+    Should Contain    ${{ [0, 1] }}    ${text}[id_slot]
+
+Repeated Prompt Reuses All But Its Last Token From The Cache
+    ${first} =    Complete    one two three    n_predict=${N}    id_slot=${0}
+    ${again} =    Complete    one two three    n_predict=${N}    id_slot=${0}
+    Json Field Should Be    ${again}    tokens_evaluated    ${first}[tokens_evaluated]
+    Json Field Should Be    ${again}    timings.cache_n    ${{ $first["tokens_evaluated"] - 1 }}
+    Json Field Should Be    ${again}    timings.prompt_n    ${1}
+
+Cache Prompt False Evaluates The Whole Prompt Again
+    Complete    four five six    n_predict=${N}    id_slot=${1}
+    ${again} =    Complete    four five six    n_predict=${N}    id_slot=${1}    cache_prompt=${False}
+    Json Field Should Be    ${again}    timings.cache_n    ${0}
+    Json Field Should Be    ${again}    timings.prompt_n    ${again}[tokens_evaluated]
+
+Longer Prompt Reuses The Cached Prefix
+    ${short} =    Tokenize    seven eight    add_special=${True}
+    ${long} =    Tokenize    seven eight nine ten    add_special=${True}
+    Complete    seven eight    n_predict=${N}    id_slot=${0}
+    ${out} =    Complete    seven eight nine ten    n_predict=${N}    id_slot=${0}
+    Json Field Should Be    ${out}    timings.cache_n    ${{ len(os.path.commonprefix([$short, $long])) }}
+    Json Field Should Be    ${out}    timings.prompt_n    ${{ $out["tokens_evaluated"] - $out["timings"]["cache_n"] }}
+
+Tokens Cached Counts The Prompt And All But The Last Generated Token
+    [Documentation]    The last sampled token is returned but never decoded, so the slot's cache holds the prompt
+    ...    and every generated token but that one.
+    ${out} =    Complete    ${PROMPT}    n_predict=${N}
+    Json Field Should Be    ${out}    tokens_predicted    ${N}
+    Json Field Should Be    ${out}    tokens_cached    ${{ $out["tokens_evaluated"] + $N - 1 }}
+
+Response Fields Keep Only The Named Fields
+    ${out} =    Complete    ${PROMPT}    n_predict=${N}    response_fields=${{ ["content", "tokens_predicted"] }}
+    Should Be Equal    ${{ sorted($out) }}    ${{ ["content", "tokens_predicted"] }}
+    Json Field Should Be    ${out}    tokens_predicted    ${N}
+
+Response Fields Reach Nested Fields Under Their Path
+    ${out} =    Complete    ${PROMPT}    n_predict=${N}
+    ...    response_fields=${{ ["generation_settings/n_predict", "timings/predicted_n"] }}
+    Length Should Be    ${out}    2
+    Json Field Should Be    ${out}    generation_settings/n_predict    ${N}
+    Json Field Should Be    ${out}    timings/predicted_n    ${N}
+
+Unknown Response Field Is Left Out
+    ${out} =    Complete    ${PROMPT}    n_predict=${N}    response_fields=${{ ["content", "no_such_field"] }}
+    Should Be Equal    ${{ list($out) }}    ${{ ["content"] }}
+    Json Field Should Be Of Type    ${out}    content    str
+
+Return Tokens Lists The Ids Of The Generated Text
+    ${out} =    Complete    ${PROMPT}    n_predict=${N}    return_tokens=${True}
+    Length Should Be    ${out}[tokens]    ${N}
+    ${text} =    Detokenize    ${out}[tokens]
+    Should Be Equal    ${text}    ${out}[content]
+
+Tokens Stay Empty Without Return Tokens
+    ${out} =    Complete    ${PROMPT}    n_predict=${N}
+    Json Field Should Be    ${out}    tokens_predicted    ${N}
+    Json Field Should Be    ${out}    tokens    ${{ [] }}

@@ -1,0 +1,131 @@
+*** Settings ***
+Documentation       Native /completion sampling controls: token probabilities (`n_probs`, `post_sampling_probs`),
+...                 constrained output (`grammar`, `json_schema`), forcing logit biases and seeds. Expectations come
+...                 from the answers themselves: alternatives are sorted probabilities, greedy decoding picks the
+...                 most likely one, a grammar's language contains the output, a schema validates it.
+Resource            ../../resources/completion.resource
+Resource            ../../resources/props.resource
+Suite Setup         Start Server For Suite    tiny-2-slots
+Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
+Test Tags           completion
+
+
+*** Variables ***
+${PROMPT}           hello world
+${YES_OR_NO}        root ::= "yes" | "no"
+&{DIGIT}            type=integer    minimum=${0}    maximum=${9}    # robocop: off=unused-variable
+&{ANSWER_SCHEMA}
+...                 type=object
+...                 properties=${{ {"answer": {"enum": ["yes", "no"]}, "n": $DIGIT} }}
+...                 required=${{ ["answer", "n"] }}
+...                 additionalProperties=${False}
+
+
+*** Test Cases ***
+N Probs Lists That Many Alternatives For Every Generated Token
+    ${out} =    Complete    ${PROMPT}    n_predict=${6}    n_probs=${3}    return_tokens=${True}
+    Length Should Be    ${out}[completion_probabilities]    6
+    Token Probabilities Should Be Well Formed    ${out}[completion_probabilities]    logprob    ${3}
+    ...    tokens=${out}[tokens]
+    Json Field Should Be    ${out}    generation_settings.n_probs    ${3}
+
+Greedy Decoding Picks The Most Likely Alternative Every Time
+    ${out} =    Complete    ${PROMPT}    n_predict=${8}    n_probs=${2}
+    Length Should Be    ${out}[completion_probabilities]    8
+    Each Chosen Token Should Lead Its Alternatives    ${out}[completion_probabilities]    logprob
+
+Probability Bytes Reassemble The Generated Content
+    ${out} =    Complete    ${PROMPT}    n_predict=${16}    n_probs=${1}
+    Length Should Be    ${out}[completion_probabilities]    16
+    Probability Bytes Should Spell    ${out}[completion_probabilities]    ${out}[content]
+
+Post Sampling Probabilities Lie Between Zero And One And Are Sorted
+    ${out} =    Complete    ${PROMPT}    n_predict=${6}    n_probs=${5}    post_sampling_probs=${True}
+    ...    temperature=${1.0}    seed=${5}    return_tokens=${True}
+    Token Probabilities Should Be Well Formed    ${out}[completion_probabilities]    prob    ${NONE}
+    ...    tokens=${out}[tokens]
+    Alternatives Should Sum To At Most One    ${out}[completion_probabilities]
+
+Post Sampling Probabilities At Temperature Zero Give The Chosen Token Certainty
+    [Documentation]    Greedy sampling keeps one candidate, so the only alternative is the chosen token, p = 1.
+    ${out} =    Complete    ${PROMPT}    n_predict=${3}    n_probs=${4}    post_sampling_probs=${True}
+    Token Probabilities Should Be Well Formed    ${out}[completion_probabilities]    prob    ${1}
+    Json Field Should Be    ${out}    completion_probabilities.0.prob    ${1.0}
+    Json Field Should Be    ${out}    completion_probabilities.2.top_probs.0.prob    ${1.0}
+
+N Probs Beyond The Vocabulary Lists The Whole Vocabulary
+    ${models} =    Get Models
+    ${out} =    Complete    ${PROMPT}    n_predict=${1}    n_probs=${100000}
+    Length Should Be    ${out}[completion_probabilities][0][top_logprobs]    ${models.json()}[data][0][meta][n_vocab]
+
+No Probabilities Without N Probs
+    ${out} =    Complete    ${PROMPT}    n_predict=${4}
+    Should Not Contain    ${out}    completion_probabilities
+    Json Field Should Be    ${out}    generation_settings.n_probs    ${0}
+
+Grammar Restricts The Output To Its Language
+    ${out} =    Complete    ${PROMPT}    n_predict=${16}    grammar=${YES_OR_NO}
+    Should Contain    ${{ ["yes", "no"] }}    ${out}[content]
+    Json Field Should Be    ${out}    stop_type    eos
+    Json Field Should Be    ${out}    generation_settings.grammar    ${YES_OR_NO}
+
+Json Schema Output Parses And Satisfies The Schema
+    ${out} =    Complete    ${PROMPT}    n_predict=${64}    json_schema=${ANSWER_SCHEMA}
+    Json Field Should Be    ${out}    stop_type    eos
+    ${answer} =    Evaluate    json.loads($out["content"])
+    Should Be Equal    ${{ sorted($answer) }}    ${{ ["answer", "n"] }}
+    Should Contain    ${{ ["yes", "no"] }}    ${answer}[answer]
+    Json Field Should Be Of Type    ${answer}    n    int
+    Should Be True    0 <= $answer["n"] <= 9
+
+Grammar Wins Over Json Schema
+    ${out} =    Complete    ${PROMPT}    n_predict=${64}    grammar=${YES_OR_NO}    json_schema=${ANSWER_SCHEMA}
+    Should Contain    ${{ ["yes", "no"] }}    ${out}[content]
+    Json Field Should Be    ${out}    generation_settings.grammar    ${YES_OR_NO}
+
+Lazy Grammar Without Triggers Is Accepted And Not Applied
+    [Documentation]    Older builds answer 400 `no triggers set for lazy grammar`; this one accepts the request and
+    ...    generates as if there were no grammar.
+    [Tags]    build-specific
+    ${free} =    Complete    ${PROMPT}    n_predict=${8}
+    ${out} =    Complete    ${PROMPT}    n_predict=${8}    grammar=root ::= "yes"    grammar_lazy=${True}
+    Json Field Should Be    ${out}    content    ${free}[content]
+    Json Field Should Be    ${out}    generation_settings.grammar_lazy    ${True}
+
+Large Positive Bias Makes One Token Win Every Step
+    ${first} =    Complete    ${PROMPT}    n_predict=${1}    n_probs=${2}
+    VAR    ${runner_up}    ${first}[completion_probabilities][0][top_logprobs][1][id]
+    ${tokens} =    Generated Tokens    ${PROMPT}    n_predict=${8}    logit_bias=${{ [[$runner_up, 100]] }}
+    Should Be Equal    ${tokens}    ${{ [$runner_up] * 8 }}
+
+Bias For A Token Outside The Vocabulary Is Ignored
+    ${free} =    Complete    ${PROMPT}    n_predict=${8}
+    ${out} =    Complete    ${PROMPT}    n_predict=${8}    logit_bias=${{ {"999999": False} }}
+    Json Field Should Be    ${out}    content    ${free}[content]
+    Json Field Should Be    ${out}    generation_settings.logit_bias    ${{ [] }}
+
+Fixed Seed Repeats Sampled Output On Another Slot
+    ${first} =    Complete    ${PROMPT}    n_predict=${24}    temperature=${1.0}    seed=${11}    id_slot=${0}
+    ...    cache_prompt=${False}
+    ${second} =    Complete    ${PROMPT}    n_predict=${24}    temperature=${1.0}    seed=${11}    id_slot=${1}
+    ...    cache_prompt=${False}
+    Json Field Should Be    ${second}    content    ${first}[content]
+    Json Field Should Be    ${second}    id_slot    ${1}
+    Json Field Should Be    ${second}    generation_settings.seed    ${11}
+
+
+*** Keywords ***
+Each Chosen Token Should Lead Its Alternatives
+    [Documentation]    Under greedy decoding every generated token is the first (most likely) of its alternatives.
+    [Arguments]    ${probabilities}    ${kind}
+    ${chosen} =    Field Of Each    ${probabilities}    id
+    VAR    ${key}    top_${kind}s
+    VAR    ${leaders}    ${{ [e[k][0]["id"] for e, k in zip($probabilities, itertools.repeat($key))] }}
+    Should Be Equal    ${chosen}    ${leaders}
+
+Alternatives Should Sum To At Most One
+    [Documentation]    The post-sampling probabilities of the alternatives of each token add up to at most 1.
+    [Arguments]    ${probabilities}
+    VAR    ${sums}    ${{ [sum(alt["prob"] for alt in entry["top_probs"]) for entry in $probabilities] }}
+    Should Be True    all(total <= 1 + 1e-6 for total in $sums)    sums above 1: ${sums}

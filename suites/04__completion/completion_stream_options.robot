@@ -1,0 +1,146 @@
+*** Settings ***
+Documentation       Native /completion streams with options: per-chunk timings (`timings_per_token`), prompt
+...                 progress chunks (`return_progress`), probabilities per token (`n_probs`), several results in
+...                 one stream (`n_cmpl`, several prompts) told apart by `index`, and the slot named in each chunk.
+Resource            ../../resources/completion.resource
+Suite Setup         Start Server For Suite    tiny-2-slots
+Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
+Test Tags           completion    streaming
+
+
+*** Variables ***
+${PROMPT}           the llama server
+${OTHER}            hello world
+${N}                ${6}
+
+
+*** Test Cases ***
+Timings Per Token Put Running Timings On Every Chunk
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    timings_per_token=${True}
+    Every Partial Chunk Should Carry One Token    ${result}
+    Every Chunk Timing Should Count Its Tokens    ${result}
+    Final Chunk Should Report    ${result}    tokens_predicted=${N}
+
+Return Progress Reports The Prompt Before The First Token
+    ${plain} =    Complete    ${PROMPT}    n_predict=${N}
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    return_progress=${True}    cache_prompt=${False}
+    Progress Should Come Before The Text    ${result}
+    Progress Should Rise To The Prompt Size    ${result}    ${plain}[tokens_evaluated]
+    Streamed Text Should Be    ${result}    ${plain}[content]
+    Final Chunk Should Report    ${result}    tokens_predicted=${N}
+
+Progress Chunks Carry No Token
+    [Documentation]    A prompt progress chunk is sent before any token is sampled, yet it carries `tokens: [0]`,
+    ...    a token id that was never generated (id 0 is `<unk>`).
+    [Tags]    bug
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    return_progress=${True}
+    ${progress} =    Progress Chunks    ${result}
+    Should Not Be Empty    ${progress}
+    ${tokens} =    Field Of Each    ${progress}    tokens
+    Should Be Equal    ${tokens}    ${{ [[]] * len($progress) }}
+
+Every Streamed Chunk Names The Slot That Serves It
+    [Documentation]    Only the final chunk reports the slot; every partial chunk carries `id_slot: -1`, even
+    ...    when the request names the slot.
+    [Tags]    bug
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    id_slot=${1}
+    ${events} =    Stream Json Events    ${result}
+    ${slots} =    Field Of Each    ${events}    id_slot
+    Should Be Equal    ${slots}    ${{ [1] * len($events) }}
+
+Final Streamed Chunk Names The Requested Slot
+    ${on_zero} =    Stream Completion    ${PROMPT}    n_predict=${N}    id_slot=${0}
+    ${on_one} =    Stream Completion    ${PROMPT}    n_predict=${N}    id_slot=${1}
+    Final Chunk Should Report    ${on_zero}    id_slot=${0}    tokens_predicted=${N}
+    Final Chunk Should Report    ${on_one}    id_slot=${1}    tokens_predicted=${N}
+
+Streamed Probabilities Come With Each Token
+    ${plain} =    Complete    ${PROMPT}    n_predict=${N}    n_probs=${2}
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    n_probs=${2}
+    ${streamed} =    Streamed Probabilities    ${result}
+    Token Probabilities Should Be Well Formed    ${streamed}    logprob    ${2}
+    ${streamed_ids} =    Field Of Each    ${streamed}    id
+    ${plain_ids} =    Field Of Each    ${plain}[completion_probabilities]    id
+    Should Be Equal    ${streamed_ids}    ${plain_ids}
+
+Streamed N Cmpl Gives Each Copy Its Text And Its Own Final Chunk
+    ${single} =    Complete    ${PROMPT}    n_predict=${N}
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    n_cmpl=${2}
+    Each Index Should Have One Final Chunk    ${result}    2
+    Streamed Text Of Index Should Be    ${result}    0    ${single}[content]
+    Streamed Text Of Index Should Be    ${result}    1    ${single}[content]
+
+Streamed Prompts Keep Their Order In The Index
+    ${first} =    Complete    ${PROMPT}    n_predict=${N}
+    ${second} =    Complete    ${OTHER}    n_predict=${N}
+    ${result} =    Stream Completion    ${{ [$PROMPT, $OTHER] }}    n_predict=${N}
+    Each Index Should Have One Final Chunk    ${result}    2
+    Streamed Text Of Index Should Be    ${result}    0    ${first}[content]
+    Streamed Text Of Index Should Be    ${result}    1    ${second}[content]
+
+Stream Of Several Prompts Sends Only Json Objects
+    [Documentation]    A stream of several prompts opens with a `data: null` event before the first chunk, on
+    ...    /completion and /v1/completions alike; a stream of one prompt, even with `n_cmpl`, does not.
+    [Tags]    bug
+    ${result} =    Stream Completion    ${{ [$PROMPT, $OTHER] }}    n_predict=${2}
+    ${events} =    Stream Json Events    ${result}
+    Length Should Be    ${events}    6
+
+Response Fields Shape Only The Final Chunk Of A Stream
+    [Documentation]    Partial chunks keep their usual fields; the final chunk holds only the named ones.
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    response_fields=${{ ["tokens_predicted"] }}
+    Every Partial Chunk Should Carry One Token    ${result}
+    ${events} =    Stream Json Events    ${result}
+    Should Be Equal    ${events}[-1]    ${{ {"tokens_predicted": $N} }}
+
+
+*** Keywords ***
+Progress Chunks
+    [Documentation]    The chunks of a native stream that carry `prompt_progress`.
+    [Arguments]    ${result}
+    ${events} =    Stream Json Events    ${result}
+    VAR    ${progress}    ${{ [event for event in $events if "prompt_progress" in event] }}
+    RETURN    ${progress}
+
+Progress Should Come Before The Text
+    [Documentation]    There are progress chunks, they are the first chunks of the stream, and they carry no text.
+    [Arguments]    ${result}
+    ${events} =    Stream Json Events    ${result}
+    ${progress} =    Progress Chunks    ${result}
+    Should Not Be Empty    ${progress}
+    Should Be Equal    ${{ $events[:len($progress)] }}    ${progress}    progress chunks are not all first
+    ${texts} =    Field Of Each    ${progress}    content
+    Should Be Equal    ${texts}    ${{ [""] * len($progress) }}
+
+Progress Should Rise To The Prompt Size
+    [Documentation]    Every progress chunk reports `total` = `n_prompt` (the prompt's tokens), and `processed`
+    ...    rises strictly up to that total.
+    [Arguments]    ${result}    ${n_prompt}
+    ${progress} =    Progress Chunks    ${result}
+    ${reports} =    Field Of Each    ${progress}    prompt_progress
+    ${totals} =    Field Of Each    ${reports}    total
+    ${processed} =    Field Of Each    ${reports}    processed
+    Should Be Equal    ${totals}    ${{ [$n_prompt] * len($reports) }}
+    Should Be True    all(a < b for a, b in zip($processed, $processed[1:]))    not rising: ${processed}
+    Should Be Equal    ${processed}[-1]    ${n_prompt}
+
+Every Chunk Timing Should Count Its Tokens
+    [Documentation]    Every JSON chunk carries `timings` whose `predicted_n` equals the chunk's `tokens_predicted`.
+    [Arguments]    ${result}
+    ${events} =    Stream Json Events    ${result}
+    ${counts} =    Field Of Each    ${events}    tokens_predicted
+    ${timings} =    Field Of Each    ${events}    timings
+    ${predicted} =    Field Of Each    ${timings}    predicted_n
+    Should Be Equal    ${predicted}    ${counts}
+    Should Be Equal    ${counts}    ${{ list(range(1, len($counts))) + [$counts[-1]] }}
+
+Streamed Probabilities
+    [Documentation]    The `completion_probabilities` entries of a native stream, in order; each partial chunk
+    ...    must carry exactly one (for its one token) and the final chunk none.
+    [Arguments]    ${result}
+    ${events} =    Stream Json Events    ${result}
+    VAR    ${per_chunk}    ${{ [event.get("completion_probabilities", []) for event in $events] }}
+    ${sizes} =    Evaluate    [len(entries) for entries in $per_chunk]
+    Should Be Equal    ${sizes}    ${{ [1] * (len($events) - 1) + [0] }}
+    RETURN    ${{ [entries[0] for entries in $per_chunk[:-1]] }}

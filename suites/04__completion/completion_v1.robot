@@ -1,0 +1,121 @@
+*** Settings ***
+Documentation       OpenAI-compatible `/v1/completions`, non-stream: the `text_completion` object, usage counts,
+...                 finish reasons, `logprobs`, several choices (`n`, several prompts), seeds and logit bias.
+...                 The text must equal what native /completion generates for the same prompt.
+Resource            ../../resources/completion.resource
+Resource            ../../resources/props.resource
+Suite Setup         Start Server For Suite    tiny-2-slots
+Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
+Test Tags           completion
+
+
+*** Variables ***
+${PROMPT}           hello world
+${OTHER}            the llama server
+${EOS_ID}           2
+${N}                ${8}
+
+
+*** Test Cases ***
+Text Completion Has The OpenAI Object Shape
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}
+    Json Fields Should Exist    ${out}    ${EMPTY}    id    object    created    model    system_fingerprint    choices
+    ...    usage
+    Json Field Should Be    ${out}    object    text_completion
+    Json Field Should Be Of Type    ${out}    id    str
+    Json Field Should Be Of Type    ${out}    created    int
+    Length Should Be    ${out}[choices]    1
+    Should Be Equal    ${{ sorted($out["choices"][0]) }}    ${{ ["finish_reason", "index", "logprobs", "text"] }}
+    Json Field Should Be    ${out}    choices.0.index    ${0}
+    Json Field Should Be    ${out}    choices.0.logprobs    ${NONE}
+
+Model And Fingerprint Name The Served Model And Build
+    ${models} =    Get Models
+    ${props} =    Get Props
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${1}
+    Json Field Should Be    ${out}    model    ${models.json()}[data][0][id]
+    Json Field Should Be    ${out}    system_fingerprint    ${props.json()}[build_info]
+
+Max Tokens Sets The Completion Tokens And Finishes With Length
+    ${tokens} =    Tokenize    ${PROMPT}    add_special=${True}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}
+    Json Field Should Be    ${out}    choices.0.finish_reason    length
+    Json Field Should Be    ${out}    usage.completion_tokens    ${N}
+    Json Field Should Be    ${out}    usage.prompt_tokens    ${{ len($tokens) }}
+    Json Field Should Be    ${out}    usage.total_tokens    ${{ len($tokens) + $N }}
+
+Text Equals The Native Completion Text
+    ${native} =    Complete    ${PROMPT}    n_predict=${N}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}
+    Json Field Should Be    ${out}    choices.0.text    ${native}[content]
+
+Forced Eos Finishes With Stop
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    logit_bias=${{ {$EOS_ID: 100} }}
+    Json Field Should Be    ${out}    choices.0.finish_reason    stop
+    Should Be True    $out["usage"]["completion_tokens"] < $N
+
+Stop String Finishes With Stop And Cuts The Text Before It
+    ${free} =    Complete V1    ${PROMPT}    max_tokens=${32}
+    VAR    ${stop}    ${free}[choices][0][text][10:13]
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${32}    stop=${stop}
+    Json Field Should Be    ${out}    choices.0.text    ${{ $free["choices"][0]["text"].split($stop)[0] }}
+    Json Field Should Be    ${out}    choices.0.finish_reason    stop
+
+Logprobs Gives That Many Alternatives For Every Token
+    [Documentation]    This build answers in the chat shape (`logprobs.content[]` with `top_logprobs`), not the
+    ...    legacy completions shape (`tokens`, `token_logprobs`, `top_logprobs`, `text_offset`).
+    [Tags]    build-specific
+    ${native} =    Generated Tokens    ${PROMPT}    n_predict=${N}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    logprobs=${3}
+    Length Should Be    ${out}[choices][0][logprobs][content]    ${N}
+    Token Probabilities Should Be Well Formed    ${out}[choices][0][logprobs][content]    logprob    ${3}
+    ...    tokens=${native}
+
+N Gives That Many Choices With Their Indexes
+    ${native} =    Complete    ${PROMPT}    n_predict=${N}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    n=${2}
+    Results Should Be Indexed In Order    ${out}[choices]
+    ${texts} =    Field Of Each    ${out}[choices]    text
+    Should Be Equal    ${texts}    ${{ [$native["content"]] * 2 }}
+
+Several Prompts Give One Choice Each In Prompt Order
+    ${first} =    Complete    ${PROMPT}    n_predict=${N}
+    ${second} =    Complete    ${OTHER}    n_predict=${N}
+    ${out} =    Complete V1    ${{ [$PROMPT, $OTHER] }}    max_tokens=${N}
+    Results Should Be Indexed In Order    ${out}[choices]
+    ${texts} =    Field Of Each    ${out}[choices]    text
+    Should Be Equal    ${texts}    ${{ [$first["content"], $second["content"]] }}
+
+Usage Counts The Tokens Of Every Choice
+    [Documentation]    With two choices of `max_tokens` each, `usage.completion_tokens` reports the tokens of one
+    ...    choice only (and `prompt_tokens` one prompt); OpenAI counts every choice.
+    [Tags]    bug
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    n=${2}
+    Json Field Should Be    ${out}    usage.completion_tokens    ${{ 2 * $N }}
+    Json Field Should Be    ${out}    usage.total_tokens    ${{ $out["usage"]["prompt_tokens"] + 2 * $N }}
+
+Repeated Prompt Reports Its Cached Tokens
+    Complete V1    one two three    max_tokens=${N}    id_slot=${0}
+    ${out} =    Complete V1    one two three    max_tokens=${N}    id_slot=${0}
+    VAR    ${cached}    ${out}[usage][prompt_tokens_details][cached_tokens]
+    Should Be Equal As Integers    ${cached}    ${{ $out["usage"]["prompt_tokens"] - 1 }}
+    Json Field Should Be    ${out}    timings.cache_n    ${cached}
+
+Fixed Seed Repeats Sampled Text
+    ${first} =    Complete V1    ${PROMPT}    max_tokens=${24}    temperature=${1.0}    seed=${3}
+    ${second} =    Complete V1    ${PROMPT}    max_tokens=${24}    temperature=${1.0}    seed=${3}
+    Json Field Should Be    ${second}    choices.0.text    ${first}[choices][0][text]
+
+Logit Bias Map Keeps The First Token Out
+    ${free} =    Generated Tokens    ${PROMPT}    n_predict=${N}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    logprobs=${1}    logit_bias=${{ {str($free[0]): -100} }}
+    ${tokens} =    Field Of Each    ${out}[choices][0][logprobs][content]    id
+    Should Not Contain    ${tokens}    ${free}[0]
+    Length Should Be    ${tokens}    ${N}
+
+N Predict Takes Precedence Over Max Tokens
+    ${out} =    Complete    ${PROMPT}    max_tokens=${5}    n_predict=${3}
+    ${alias} =    Complete    ${PROMPT}    max_tokens=${5}
+    Json Field Should Be    ${out}    tokens_predicted    ${3}
+    Json Field Should Be    ${alias}    tokens_predicted    ${5}

@@ -1,0 +1,75 @@
+*** Settings ***
+Documentation       OpenAI-compatible `/v1/completions` with `stream: true`: `text_completion` chunks that share one
+...                 id, one finish chunk, the `[DONE]` marker, usage on the finish chunk, and the same text and
+...                 finish reasons as the non-streamed answer.
+Resource            ../../resources/completion.resource
+Suite Setup         Start Server For Suite    tiny-2-slots
+Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
+Test Tags           completion    streaming
+
+
+*** Variables ***
+${PROMPT}           the llama server
+${EOS_ID}           2
+${N}                ${8}
+
+
+*** Test Cases ***
+Stream Chunks Share One Id And End With The Done Marker
+    ${result} =    Stream V1 Completion    ${PROMPT}    max_tokens=${N}
+    Stream Content Type Should Be    ${result}    text/event-stream
+    Every Chunk Should Share Id Model And Object    ${result}    text_completion
+    No Chunk Before The Last Should Finish    ${result}
+    Stream Should End With Done Marker    ${result}
+
+Streamed Text And Finish Reason Equal The Non Streamed Answer
+    ${plain} =    Complete V1    ${PROMPT}    max_tokens=${N}
+    ${result} =    Stream V1 Completion    ${PROMPT}    max_tokens=${N}
+    Streamed Text Should Be    ${result}    ${plain}[choices][0][text]
+    Finish Chunk Should Be    ${result}    length
+
+Streamed Usage Arrives On The Finish Chunk
+    [Documentation]    This build sends no separate `choices: []` usage chunk on /v1/completions: `usage` rides on
+    ...    the finish chunk, right before `[DONE]`.
+    [Tags]    build-specific
+    ${plain} =    Complete V1    ${PROMPT}    max_tokens=${N}
+    ${result} =    Stream V1 Completion    ${PROMPT}    max_tokens=${N}
+    ${chunks} =    Stream Json Events    ${result}
+    Json Field Should Be    ${chunks}[-1]    choices.0.finish_reason    length
+    Json Field Should Be    ${chunks}[-1]    usage.completion_tokens    ${N}
+    Json Field Should Be    ${chunks}[-1]    usage.prompt_tokens    ${plain}[usage][prompt_tokens]
+
+Streamed Stop String Finishes With Stop
+    ${free} =    Complete V1    ${PROMPT}    max_tokens=${32}
+    VAR    ${stop}    ${free}[choices][0][text][8:10]
+    ${plain} =    Complete V1    ${PROMPT}    max_tokens=${32}    stop=${{ [$stop] }}
+    ${result} =    Stream V1 Completion    ${PROMPT}    max_tokens=${32}    stop=${{ [$stop] }}
+    Streamed Text Should Be    ${result}    ${plain}[choices][0][text]
+    Finish Chunk Should Be    ${result}    stop
+
+Streamed Forced Eos Finishes With Stop
+    ${result} =    Stream V1 Completion    ${PROMPT}    max_tokens=${N}    logit_bias=${{ {$EOS_ID: 100} }}
+    Finish Chunk Should Be    ${result}    stop
+    Stream Should End With Done Marker    ${result}
+
+Streamed Logprobs Come With Each Token Chunk
+    ${plain} =    Complete V1    ${PROMPT}    max_tokens=${N}    logprobs=${2}
+    ${result} =    Stream V1 Completion    ${PROMPT}    max_tokens=${N}    logprobs=${2}
+    ${streamed} =    Streamed Logprobs    ${result}
+    Token Probabilities Should Be Well Formed    ${streamed}    logprob    ${2}
+    ${streamed_ids} =    Field Of Each    ${streamed}    id
+    ${plain_ids} =    Field Of Each    ${plain}[choices][0][logprobs][content]    id
+    Should Be Equal    ${streamed_ids}    ${plain_ids}
+
+
+*** Keywords ***
+Streamed Logprobs
+    [Documentation]    The `logprobs.content` entries of an OpenAI completion stream, in order: one per token
+    ...    chunk, none on the finish chunk.
+    [Arguments]    ${result}
+    ${chunks} =    Stream Json Events    ${result}
+    VAR    ${per_chunk}    ${{ [(chunk["choices"][0]["logprobs"] or {}).get("content", []) for chunk in $chunks] }}
+    ${sizes} =    Evaluate    [len(entries) for entries in $per_chunk]
+    Should Be Equal    ${sizes}    ${{ [1] * (len($chunks) - 1) + [0] }}
+    RETURN    ${{ [entries[0] for entries in $per_chunk[:-1]] }}
