@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
+from functools import lru_cache, partial
 from importlib import metadata
 from pathlib import Path
 
@@ -70,8 +70,15 @@ def resolve_model(name: str) -> Path:
 
 
 def read_metadata(path: Path) -> dict:
-    """The facts of a GGUF file that the server reports back about it."""
-    reader = gguf.GGUFReader(str(path))
+    """The facts of a GGUF file that the server reports back about it (read once per file version)."""
+    stat = Path(path).stat()
+    return dict(_read_metadata(str(path), stat.st_mtime_ns, stat.st_size))
+
+
+@lru_cache(maxsize=32)
+def _read_metadata(path: str, _mtime_ns: int, _size: int) -> dict:
+    # Parsing a large vocabulary takes a second or more; the arguments after the path key the cache.
+    reader = gguf.GGUFReader(path)
 
     def field(key: str):
         value = reader.fields.get(key)
@@ -89,5 +96,5 @@ def read_metadata(path: Path) -> dict:
         "bos_token_id": field("tokenizer.ggml.bos_token_id"),
         "eos_token_id": field("tokenizer.ggml.eos_token_id"),
         "chat_template": field("tokenizer.chat_template"),
-        "size": path.stat().st_size,
+        "size": _size,
     }
