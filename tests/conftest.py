@@ -8,6 +8,10 @@ Routes:
 - ``* /hang``          never answers (until the client goes away).
 - ``POST /script``     the JSON body says what to answer (see ``script``).
 - ``POST /v1/chat/completions``  an OpenAI-style chat stream with pauses between tokens.
+- ``POST /validate``   answers like a llama-server JSON route (see ``validate``), for the fuzzer's tests.
+- ``* /reset``         reads the request, then resets the connection (TCP RST), before answering or
+                       (``?partial=json`` / ``?partial=sse``) in the middle of the body.
+- ``/fake/{key}/…``    a fake multi-slot llama-server per key (see ``tests/concurrency/fake_llama.py``).
 """
 
 from __future__ import annotations
@@ -15,10 +19,13 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import struct
 import threading
 
 import pytest
 from aiohttp import web
+
+from tests.concurrency import fake_llama
 
 HANG_S = 30  # upper bound so a forgotten client can never keep the server busy forever
 
@@ -112,12 +119,54 @@ async def chat(request: web.Request) -> web.StreamResponse:
     return resp
 
 
+def llama_error(status: int, type_: str, message: str) -> web.Response:
+    return web.json_response({"error": {"code": status, "message": message, "type": type_}}, status=status)
+
+
+async def validate(request: web.Request) -> web.Response:
+    """400 ``invalid_request_error`` for a body that is not a JSON object, 500 ``server_error`` "prompt
+    must be a string" when it has a ``prompt`` that is not a string, else 200 with its sorted keys."""
+    try:
+        body = json.loads(await request.read())
+    except ValueError as exc:
+        return llama_error(400, "invalid_request_error", f"parse error: {exc}")
+    if not isinstance(body, dict):
+        return llama_error(400, "invalid_request_error", "the body must be an object")
+    if "prompt" in body and not isinstance(body["prompt"], str):
+        return llama_error(500, "server_error", "prompt must be a string")
+    return web.json_response({"keys": sorted(body)})
+
+
+async def reset(request: web.Request) -> web.StreamResponse:
+    """Reads the request and resets the connection: at once, or after the headers and part of the body."""
+    await request.read()
+    resp = web.StreamResponse()
+    partial = request.query.get("partial")
+    if partial == "json":
+        resp.content_type = "application/json"
+        resp.content_length = 1000
+        await resp.prepare(request)
+        await resp.write(b'{"content": "partial')
+    elif partial == "sse":
+        resp.content_type = "text/event-stream"
+        await resp.prepare(request)
+        await resp.write(sse({"content": "a"}).encode())
+    await asyncio.sleep(0.05)  # let the client read what was sent, so that the reset comes in the middle
+    sock = request.transport.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close() sends RST
+    request.transport.abort()
+    return resp
+
+
 def make_app() -> web.Application:
     app = web.Application()
     app.router.add_route("*", "/echo", echo)
     app.router.add_route("*", "/hang", hang)
     app.router.add_post("/script", script)
     app.router.add_post("/v1/chat/completions", chat)
+    app.router.add_post("/validate", validate)
+    app.router.add_route("*", "/reset", reset)
+    fake_llama.add_routes(app)
     return app
 
 

@@ -102,3 +102,12 @@ def test_table_escapes_every_cell():
 
 def test_labelled():
     assert check(_htmllog.labelled("<b>request</b>", _htmllog.pre("x"))) == "<b>request</b>x"
+
+
+def test_json_nested_too_deeply_is_shown_without_failing():
+    text = "[" * 10000 + "]" * 10000
+    assert check(_htmllog.json_block(text)) == text
+    deep = []
+    for _ in range(10000):
+        deep = [deep]
+    assert check(_htmllog.json_block(deep)) == "(a list nested too deeply to show)"

@@ -83,6 +83,10 @@ def read_within(resp: requests.Response, start: float, deadline: float) -> bytes
             if time.perf_counter() - start > deadline:
                 raise requests.Timeout()
     finally:
+        if "text/event-stream" in resp.headers.get("Content-Type", ""):
+            # llama-server closes the connection after a stream although it offered keep-alive; a
+            # request reusing it could be reset, so the connection is not reused.
+            resp.raw.close()
         resp.close()
     return b"".join(chunks)
 
@@ -95,6 +99,10 @@ def describe_failure(where: str, url: str, exc: Exception, deadline: float) -> s
     timed_out = (TimeoutError, urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError)
     if isinstance(exc, requests.Timeout) or any(isinstance(e, timed_out) for e in chain):
         return f"{where}: no answer within {deadline} s"
+    if any(isinstance(e, ConnectionResetError) for e in chain):
+        return f"{where}: connection reset by the server ({url})"
+    if isinstance(exc, requests.exceptions.ChunkedEncodingError):
+        return f"{where}: the server closed the connection before the answer was complete ({url})"
     return f"{where}: connection failed ({url}): {type(exc).__name__}"
 
 

@@ -45,7 +45,7 @@ def json_block(obj_or_text: object) -> str:
     if isinstance(obj_or_text, str):
         try:
             obj = json.loads(obj_or_text)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
             return pre(obj_or_text)
     else:
         obj = obj_or_text
@@ -53,6 +53,8 @@ def json_block(obj_or_text: object) -> str:
         return pre(json.dumps(obj, indent=2, ensure_ascii=False))
     except (TypeError, ValueError):
         return pre(repr(obj))
+    except RecursionError:  # repr() would fail the same way
+        return pre(f"(a {type(obj).__name__} nested too deeply to show)")
 
 
 def table(headers: list, rows: list) -> str:

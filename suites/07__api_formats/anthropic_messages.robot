@@ -1,0 +1,131 @@
+*** Settings ***
+Documentation       The Anthropic Messages API (`/v1/messages`, `/v1/messages/count_tokens`), which llama-server maps
+...                 onto chat: the message object, its usage (prompt tokens split into cache reads and the rest),
+...                 `system`, stop sequences, and the streamed events with their `event:` names, in the documented
+...                 order, ending without `[DONE]`. Expected texts and counts come from the chat route.
+Resource            ../../resources/api_formats.resource
+Resource            ../../resources/props.resource
+Suite Setup         Start Server For Suite    tiny-2-slots
+Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
+Test Tags           api-formats
+
+
+*** Variables ***
+${QUESTION}     hello llama
+${SYSTEM}       be brief
+
+
+*** Test Cases ***
+Message Has The Anthropic Shape
+    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${4}
+    Media Type Should Be    ${resp}    application/json
+    Json Field Should Be    ${resp}    type    message
+    Json Field Should Be    ${resp}    role    assistant
+    Json Field Should Be    ${resp}    content.0.type    text
+    Json Field Should Be    ${resp}    stop_sequence    ${NONE}
+    ${models} =    Get Models
+    Json Field Should Be    ${resp}    model    ${models.json()}[data][0][id]
+
+Max Tokens Ends The Message With Stop Reason Max Tokens
+    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${5}
+    Json Field Should Be    ${resp}    stop_reason    max_tokens
+    Json Field Should Be    ${resp}    usage.output_tokens    ${5}
+
+Text Equals The Chat Answer
+    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${6}
+    ${chat_answer} =    Chat Answer    ${QUESTION}    max_tokens=${6}
+    Json Field Should Be    ${resp}    content    ${{ [{"type": "text", "text": $chat_answer}] }}
+
+Input And Cache Read Tokens Add Up To The Counted Prompt
+    ${messages} =    User Message    ${QUESTION}
+    ${count} =    Count Anthropic Tokens    ${messages}
+    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${1}
+    ${usage} =    Get Json Field    ${resp}    usage
+    VAR    ${sum}    ${{ $usage["input_tokens"] + $usage["cache_read_input_tokens"] }}
+    Json Field Should Be    ${count}    input_tokens    ${sum}
+
+Count Tokens Equals The Chat Prompt Tokens
+    ${messages} =    User Message    ${QUESTION}
+    ${count} =    Count Anthropic Tokens    ${messages}
+    ${chat_count} =    Chat Input Tokens    ${messages}
+    Json Field Should Be    ${count}    input_tokens    ${chat_count}[input_tokens]
+
+System Field Counts Like A System Message
+    ${messages} =    User Message    ${QUESTION}
+    ${count} =    Count Anthropic Tokens    ${messages}    system=${SYSTEM}
+    ${system} =    Message    system    ${SYSTEM}
+    ${chat_count} =    Chat Input Tokens    ${{ [$system] + $messages }}
+    Json Field Should Be    ${count}    input_tokens    ${chat_count}[input_tokens]
+
+System Given As Text Blocks Counts Like The String
+    ${messages} =    User Message    ${QUESTION}
+    ${blocks} =    Text Parts    ${SYSTEM}
+    ${as_blocks} =    Count Anthropic Tokens    ${messages}    system=${blocks}
+    ${as_string} =    Count Anthropic Tokens    ${messages}    system=${SYSTEM}
+    Should Be Equal    ${as_blocks}    ${as_string}
+
+Text Blocks In Content Are Answered Like A String
+    ${blocks} =    Text Parts    ${QUESTION}
+    ${as_blocks} =    Anthropic Message    ${blocks}    max_tokens=${6}
+    ${as_string} =    Anthropic Message    ${QUESTION}    max_tokens=${6}
+    Json Field Should Be    ${as_blocks}    content    ${as_string.json()}[content]
+
+Stop Sequence Ends The Text Before It
+    ${free} =    Anthropic Message    ${QUESTION}    max_tokens=${8}
+    ${free_text} =    Get Json Field    ${free}    content.0.text
+    VAR    ${stop}    ${free_text}[4]
+    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${8}    stop_sequences=${{ [$stop] }}
+    Json Field Should Be    ${resp}    content.0.text    ${{ $free_text.split($stop)[0] }}
+    Json Field Should Be    ${resp}    stop_sequence    ${stop}
+
+Stop Sequence Match Reports Stop Reason Stop Sequence
+    [Documentation]    Anthropic's `stop_reason` is `stop_sequence` when one of `stop_sequences` ended the message;
+    ...    this build says `end_turn` (while filling `stop_sequence` correctly).
+    [Tags]    bug
+    ${free} =    Anthropic Message    ${QUESTION}    max_tokens=${8}
+    ${free_text} =    Get Json Field    ${free}    content.0.text
+    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${8}    stop_sequences=${{ [$free_text[4]] }}
+    Json Field Should Be    ${resp}    stop_reason    stop_sequence
+
+Streamed Events Follow The Documented Order
+    ${result} =    Stream Anthropic Message    ${QUESTION}    max_tokens=${4}
+    Stream Content Type Should Be    ${result}    text/event-stream
+    Anthropic Events Should Follow The Documented Order    ${result}
+    Stream Should Have No Done Marker    ${result}
+
+Every Streamed Event Is Named After Its Type
+    ${result} =    Stream Anthropic Message    ${QUESTION}    max_tokens=${3}
+    Every Event Should Be Named After Its Type    ${result}
+
+Streamed Text Deltas Add Up To The Non Streamed Text
+    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${6}
+    ${result} =    Stream Anthropic Message    ${QUESTION}    max_tokens=${6}
+    ${deltas} =    Joined Event Field    ${result}    content_block_delta    delta.text
+    Json Field Should Be    ${resp}    content.0.text    ${deltas}
+
+Message Start And Delta Frame The Streamed Message
+    ${result} =    Stream Anthropic Message    ${QUESTION}    max_tokens=${4}
+    ${start} =    Event Data    ${result}    message_start
+    Json Field Should Be    ${start}    message.content    ${{ [] }}
+    Json Field Should Be    ${start}    message.usage.output_tokens    ${0}
+    ${message_delta} =    Event Data    ${result}    message_delta
+    Json Field Should Be    ${message_delta}    delta.stop_reason    max_tokens
+    Json Field Should Be    ${message_delta}    usage.output_tokens    ${4}
+
+Missing Messages Are Rejected As A Client Error
+    [Documentation]    A request without `messages` is the client's fault (400, as on /v1/chat/completions); both
+    ...    Anthropic routes answer 500 `server_error` with the message `'messages' is required`.
+    [Tags]    bug    errors
+    [Template]    Anthropic Request Should Fail With
+    /v1/messages    ${{ {"max_tokens": 1} }}
+    /v1/messages/count_tokens    ${{ {} }}
+
+
+*** Keywords ***
+Anthropic Request Should Fail With
+    [Documentation]    POSTs `body` as given to `route` and checks 400 `invalid_request_error` saying that `messages`
+    ...    is required.
+    [Arguments]    ${route}    ${body}
+    ${resp} =    POST On Session    suite    ${route}    json=${body}    expected_status=any
+    Error Response Should Be    ${resp}    400    invalid_request_error    message='messages' is required
