@@ -70,7 +70,8 @@ Environment variables:
   {bootstrap.ENV_VENV:<20} the virtual environment (default .venv in the repository)
 
 Every other option goes to robot, after the defaults in robot.args (--outputdir results,
---exclude bug unless an --include names bug, ...); the default data source is suites/.
+--exclude bug and wrong_usage unless an --include names them, ...); the default data source
+is suites/.
 Relative paths among them are relative to the current directory, as with robot itself.
 For robot's options see: python -m robot --help  (after set-up: .venv/bin/python -m robot --help)
 """
@@ -145,11 +146,13 @@ def names_tag(patterns: list[str], tag: str) -> bool:
     return any(op and Matcher(op, ignore=["_"]).match(tag) for op in operands)
 
 
-def robot_defaults(exclude_bug: bool = True) -> list[str]:
-    """robot.args as command-line arguments, its relative paths resolved against the repository."""
+def robot_defaults(includes: list[str] | tuple = ()) -> list[str]:
+    """robot.args as command-line arguments, its relative paths resolved against the repository.
+
+    A default ``--exclude TAG`` (bug, wrong_usage) is dropped when one of ``includes`` names that tag.
+    """
     options, _ = robot_parser(env_options=False).parse_args(["--argumentfile", str(ROBOT_ARGS)])
-    if not exclude_bug:
-        options["exclude"] = [pattern for pattern in options.get("exclude", []) if pattern.lower() != "bug"]
+    options["exclude"] = [tag for tag in options.get("exclude", []) if not names_tag(list(includes), tag)]
     for name in ROOT_RELATIVE_OPTIONS:
         value = options.get(name)
         if isinstance(value, list):
@@ -210,7 +213,7 @@ class RobotRun:
 def suites_run(passthrough: list[str], description: str = "") -> RobotRun:
     """The main run: robot.args, the server metadata, the passed-through options, suites/ by default."""
     options, sources = parse_robot_args(passthrough)
-    cmd = [sys.executable, "-m", "robot", *robot_defaults(exclude_bug=not names_tag(options.get("include", []), "bug"))]
+    cmd = [sys.executable, "-m", "robot", *robot_defaults(options.get("include", []))]
     if description:
         cmd += ["--metadata", f"llama-server:{description}"]
     cmd += passthrough
