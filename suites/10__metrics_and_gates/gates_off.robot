@@ -1,7 +1,7 @@
 # robocop: off=line-too-long
 *** Settings ***
-Documentation       The endpoint gates of a server started with no gate flag: each gated route answers 501
-...                 `not_supported_error` naming the flag that turns it on, the agent routes answer 403, and
+Documentation       The endpoint gates of a server started with no gate flag on a plain text model: each gated route answers 501
+...                 `not_supported_error` naming the flag or model capability it needs, the agent routes answer 403, and
 ...                 this build (compiled without the Web UI) has nothing at `/`.
 Resource            ../../resources/metrics.resource
 Resource            ../../resources/props.resource
@@ -16,6 +16,7 @@ Test Tags           gates    errors
 ${NO_FIELDS}        ${{ {} }}
 &{SAVE_FILE}        filename=a.bin
 &{TOOL_CALL}        tool=get_info    params=${NO_FIELDS}
+&{QUESTION}         question=yes or no?
 
 
 *** Test Cases ***                              METHOD    PATH                      BODY                        MESSAGE
@@ -24,6 +25,8 @@ Changing Props Needs The Props Flag             POST      /props                
 Saving A Slot Needs A Save Path                 POST      /slots/0?action=save      ${SAVE_FILE}                This server does not support slots action. Start it with `--slot-save-path`
 Restoring A Slot Needs A Save Path              POST      /slots/0?action=restore   ${SAVE_FILE}                This server does not support slots action. Start it with `--slot-save-path`
 Erasing A Slot Needs A Save Path                POST      /slots/0?action=erase     ${NONE}                     This server does not support slots action. Start it with `--slot-save-path`
+Decisions Need A Decision Model                 POST      /v1/systemone             ${QUESTION}                 This model is not a decision model
+Transcription Needs An Audio Model              POST      /v1/audio/transcriptions  ${NONE}                     The current model does not support audio input.
 
 Tools And Cors Proxy Answer Feature Disabled
     [Documentation]    The agent routes have their own error object: 403 with `type: feature_disabled` and no
