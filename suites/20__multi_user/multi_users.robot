@@ -1,0 +1,90 @@
+*** Settings ***
+Documentation       Several users at once on two slots: each is served on its own slot while the other runs, gets
+...                 exactly the tokens it asked for, and the server goes back to idle; more users than slots wait
+...                 their turn (deferred), are served in arrival order and none is lost or served twice. Every
+...                 batch logs its slot timeline as a chart.
+Resource            ../../resources/slots.resource
+Suite Setup         Start Server For Suite    tiny-2-slots-metrics
+Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
+Test Tags           multi-user
+
+
+*** Variables ***
+${FIRST}        Once upon a time, in a village at the edge of a great forest, there lived an old clockmaker
+${SECOND}       The committee met on a rainy Tuesday to decide, after years of debate, where the bridge should go
+${N}            ${1900}
+${SHORT}        ${600}
+${BRIEF}        ${64}
+${LONGEST}      ${2020}
+@{BOTH}         ${0}    ${1}
+@{SIX}          first user    second user    third user    fourth user    fifth user    sixth user
+
+
+*** Test Cases ***
+Two Users On Two Slots Are Served At Once
+    ${batch} =    Send Concurrent Completions    ${FIRST}    ${SECOND}    n_predict=${N}    metrics=${True}
+    Every Request Should Succeed    ${batch}
+    Every Request Should Predict    ${batch}    ${N}
+    Every Request Should Finish With    ${batch}    limit
+    All Slots Should Have Been Busy    ${batch}
+    Slots Should Have Gone Back To Idle    ${batch}
+
+Two Users Without Streaming Are Served At Once
+    ${batch} =    Send Concurrent Completions    ${FIRST}    ${SECOND}    stream=${False}    n_predict=${N}
+    ...    metrics=${True}
+    Every Request Should Succeed    ${batch}
+    Every Request Should Predict    ${batch}    ${N}
+    All Slots Should Have Been Busy    ${batch}
+    Slots Should Have Gone Back To Idle    ${batch}
+
+Server Reports No Idle Slot While Every Slot Is Busy
+    [Documentation]    Two requests as long as a slot holds keep both slots busy; the sampler asks
+    ...    `/slots?fail_on_no_slot=1` whenever it sees every slot busy, and both clients hang up once it got 503.
+    ${batch} =    Send Concurrent Completions    ${FIRST}    ${SECOND}    n_predict=${LONGEST}
+    ...    probe_no_idle_slot=${True}    cancel=${BOTH}    cancel_when=all_busy    timeout=${30}
+    Server Should Have Reported No Idle Slot    ${batch}
+    Slots Should Have Gone Back To Idle    ${batch}
+    Server Should Report An Idle Slot
+
+Chat Users Streaming Get One Choice Per Chunk
+    ${batch} =    Send Concurrent Chat Completions    ${FIRST}    ${SECOND}    max_tokens=${N}    metrics=${True}
+    Every Request Should Succeed    ${batch}
+    Every Chunk Should Carry One Choice    ${batch}
+    Every Request Should Predict    ${batch}    ${N}
+    Every Request Should Finish With    ${batch}    length
+    All Slots Should Have Been Busy    ${batch}
+
+Streamed Chat Deltas Concatenate To The Non Streamed Answers
+    [Documentation]    Short answers: over hundreds of tokens, two runs at temperature 0 may part ways when the
+    ...    requests share decode steps differently (see the determinism suite).
+    ${streamed} =    Send Concurrent Chat Completions    ${FIRST}    ${SECOND}    max_tokens=${BRIEF}
+    ${plain} =    Send Concurrent Chat Completions    ${FIRST}    ${SECOND}    stream=${False}    max_tokens=${BRIEF}
+    Every Request Should Succeed    ${plain}
+    Batch Texts Should Be Equal    ${streamed}    ${plain}
+    Slots Should Have Gone Back To Idle    ${plain}
+
+Six Users On Two Slots Are All Served Exactly Once
+    ${batch} =    Send Concurrent Completions    @{SIX}    n_predict=${SHORT}    metrics=${True}
+    No Request Should Be Lost Or Duplicated    ${batch}
+    Every Request Should Predict    ${batch}    ${SHORT}
+    Requests Should Have Been Deferred    ${batch}
+    Metrics Should Count Every Predicted Token    ${batch}
+    Slots Should Have Gone Back To Idle    ${batch}
+
+Deferred Users Are Served In Arrival Order
+    [Documentation]    The six requests reach the server one after the other (each is sent once /metrics counts
+    ...    the one before); the slots must take them first in, first out. Long requests, so that the first
+    ...    two still run while the others arrive.
+    ${batch} =    Send Concurrent Completions    @{SIX}    n_predict=${N}    metrics=${True}    dispatch=in_order
+    Every Request Should Succeed    ${batch}
+    Requests Should Have Been Deferred    ${batch}
+    Requests Should Have Been Served In Order    ${batch}
+
+Every Chunk Names The Slot That Serves It
+    [Documentation]    Native stream chunks carry `id_slot`. This build sends `id_slot: -1` in every partial chunk;
+    ...    only the final chunk names the slot, so a client cannot tell which slot serves a stream until it ends.
+    [Tags]    bug
+    ${batch} =    Send Concurrent Completions    ${FIRST}    ${SECOND}    n_predict=${8}    watch=${False}
+    Every Request Should Succeed    ${batch}
+    Every Chunk Should Name The Serving Slot    ${batch}
