@@ -14,7 +14,7 @@ Test Tags           metrics
 
 
 *** Test Cases ***
-Metrics Are Prometheus Text In Format 0.0.4
+Metrics Are Prometheus Text Format Version 0 0 4
     ${resp} =    GET On Session    suite    /metrics    expected_status=200
     Header Should Be    ${resp}    Content-Type    ${METRICS_CONTENT_TYPE}
     Header Should Be    ${resp}    Server    llama.cpp

@@ -147,6 +147,23 @@ def test_order_and_overlap_read_the_timeline():
     checks.slots_went_back_to_idle(out_of_order)
 
 
+def test_start_order_is_judged_to_the_sampler_resolution():
+    # Request 1 (task 4) was seen on slot 1 at 0.1; request 0 (task 3) only appeared at 0.3, and the 0.2
+    # sample still showed its slot idle: request 1 surely started first.
+    late = Timeline(slots=[slots(0.0, None, None), slots(0.1, None, 4), slots(0.2, None, 4), slots(0.3, 3, 4),
+                           slots(0.4, None, None)],
+                    requests=[RequestSpan(0, 0.01, None, 0.35, slot=0), RequestSpan(1, 0.02, None, 0.35, slot=1)],
+                    requests_done=0.35, end=0.4)
+    with pytest.raises(AssertionError, match=r"request 1 \(task 4, slot 1, from 0.100 s\) was served before"):
+        checks.served_in_order(batch(native("a"), native("b"), timeline=late))
+    # Request 1 seen at 0.1 and request 0 at 0.11, the sample before that (0.1) being the very one that
+    # first showed request 1: both began between 0.0 and 0.11, in an order the sampler cannot tell.
+    tie = Timeline(slots=[slots(0.0, None, None), slots(0.1, None, 4), slots(0.11, 3, 4), slots(0.4, None, None)],
+                   requests=[RequestSpan(0, 0.01, None, 0.35, slot=0), RequestSpan(1, 0.02, None, 0.35, slot=1)],
+                   requests_done=0.35, end=0.4)
+    checks.served_in_order(batch(native("a"), native("b"), timeline=tie))
+
+
 def test_metrics_checks():
     tl = Timeline(slots=[slots(0.0, None), slots(0.2, None)], requests_done=0.1, end=0.2,
                   metrics=[MetricsSample(0.0, 0.0, {"tokens_predicted_total": 10.0, "requests_deferred": 0.0}),

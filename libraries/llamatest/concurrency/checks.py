@@ -381,6 +381,9 @@ def every_answer_named_a_real_slot(batch: Batch) -> None:
 def served_in_order(batch: Batch) -> None:
     """FIFO: the requests (sent in index order) started on a slot in that order, with rising task ids.
 
+    Start times are known to the sampler's resolution: a request counts as started before an earlier
+    one only when it was seen on a slot before the last sample that did not show the earlier one yet.
+
     Pairs of requests the sampler saw on slots are compared; it must have seen more requests than there
     are slots, so that queued ones are among them.
     """
@@ -393,7 +396,10 @@ def served_in_order(batch: Batch) -> None:
                              f"fewer than {needed}: {tl.summary()}; make the requests longer")
     for i, j in itertools.pairwise(seen):
         a, b = matched[i], matched[j]
-        if b.start < a.start or (a.id_task is not None and b.id_task is not None and b.id_task <= a.id_task):
+        # Seen on a slot before the sample that last showed request i not started yet: b surely began first.
+        # Starts within one polling interval of each other cannot be ordered by the sampler.
+        if b.start < (a.since if a.since is not None else a.start) or (
+                a.id_task is not None and b.id_task is not None and b.id_task <= a.id_task):
             raise AssertionError(f"request {j} (task {b.id_task}, slot {b.slot}, from {b.start:.3f} s) was served "
                                  f"before request {i} (task {a.id_task}, slot {a.slot}, from {a.start:.3f} s)")
 

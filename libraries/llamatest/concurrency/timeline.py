@@ -69,7 +69,11 @@ class Probe:
 
 @dataclass(frozen=True)
 class Interval:
-    """A slot busy with one task: from its first to its last busy sample (``until``: the next sample)."""
+    """A slot busy with one task: from its first to its last busy sample (``until``: the next sample).
+
+    The task really started between ``since`` (the sample before ``start``, which did not show it yet)
+    and ``start``.
+    """
 
     slot: int
     id_task: int | None
@@ -77,6 +81,7 @@ class Interval:
     end: float
     until: float
     n_decoded: int | None  # the highest seen
+    since: float | None = None
 
 
 @dataclass
@@ -195,19 +200,22 @@ class Timeline:
 def _slot_intervals(slot_id: int, samples: list[SlotSample]) -> list[Interval]:
     out: list[Interval] = []
     current: dict[str, Any] | None = None
+    previous_t: float | None = None
     for sample in samples:
         state = next((s for s in sample.slots if s.id == slot_id), None)
         if current is not None and (state is None or not state.busy or state.id_task != current["id_task"]):
             out.append(Interval(slot_id, current["id_task"], current["start"], current["end"], sample.t,
-                                current["n_decoded"]))
+                                current["n_decoded"], current["since"]))
             current = None
         if state is not None and state.busy:
             if current is None:
-                current = {"id_task": state.id_task, "start": sample.t, "n_decoded": state.n_decoded}
+                current = {"id_task": state.id_task, "start": sample.t, "n_decoded": state.n_decoded,
+                           "since": previous_t}
             current["end"] = sample.t
             if state.n_decoded is not None:
                 current["n_decoded"] = max(current["n_decoded"] or 0, state.n_decoded)
+        previous_t = sample.t
     if current is not None:
         out.append(Interval(slot_id, current["id_task"], current["start"], current["end"], current["end"],
-                            current["n_decoded"]))
+                            current["n_decoded"], current["since"]))
     return out
