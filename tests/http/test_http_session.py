@@ -93,3 +93,11 @@ def test_total_timeout(timeout, expected):
 
 def test_open_session_without_robot_does_nothing():
     module.open_session("suite", "http://127.0.0.1:1")
+
+
+def test_no_connection_is_reused(http, server):
+    # llama-server may close a connection it offered to keep alive; a request sent on it would be reset.
+    http.get(server + "/echo")
+    http.get(server + "/echo")
+    pool = http.get_adapter(server).poolmanager.connection_from_url(server)
+    assert pool.num_connections == 2

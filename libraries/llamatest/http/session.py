@@ -83,10 +83,9 @@ def read_within(resp: requests.Response, start: float, deadline: float) -> bytes
             if time.perf_counter() - start > deadline:
                 raise requests.Timeout()
     finally:
-        if "text/event-stream" in resp.headers.get("Content-Type", ""):
-            # llama-server closes the connection after a stream although it offered keep-alive; a
-            # request reusing it could be reset, so the connection is not reused.
-            resp.raw.close()
+        # No connection is reused: llama-server (a stream's end, a router's proxied answer) may close a
+        # connection it offered to keep alive, and a request sent on it meanwhile would be reset.
+        resp.raw.close()
         resp.close()
     return b"".join(chunks)
 
