@@ -152,7 +152,7 @@ def test_header_assertions(lib, http, server):
     assert fails(lib.header_should_be, resp, "x-test-header", "hello") == \
         "GET /echo: header 'x-test-header' was 'hello-world', expected 'hello'"
     assert fails(lib.header_should_be, resp, "X-Missing", "a").startswith(
-        "GET /echo: header 'X-Missing' is missing; headers: content-length, content-type")
+        "GET /echo: header 'X-Missing' is missing; headers: connection, content-length, content-type")
 
 
 def test_media_type_is_compared_exactly_without_parameters(lib, http, server):

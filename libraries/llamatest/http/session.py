@@ -47,6 +47,9 @@ class DeadlineAdapter(HTTPAdapter):
 
     def send(self, request, stream=False, timeout=None, **kwargs):
         deadline = total_timeout(timeout, self.default_timeout)
+        # One connection per exchange: llama-server (after a stream, or a router's proxied answer) may close a
+        # connection it offered to keep alive, and a request sent on it meanwhile would be reset.
+        request.headers["Connection"] = "close"
         where = f"{request.method} {request.path_url}"
         sent = request_html(request.body, request.headers.get("Content-Type", ""))
         start = time.perf_counter()
@@ -83,9 +86,6 @@ def read_within(resp: requests.Response, start: float, deadline: float) -> bytes
             if time.perf_counter() - start > deadline:
                 raise requests.Timeout()
     finally:
-        # No connection is reused: llama-server (a stream's end, a router's proxied answer) may close a
-        # connection it offered to keep alive, and a request sent on it meanwhile would be reset.
-        resp.raw.close()
         resp.close()
     return b"".join(chunks)
 
