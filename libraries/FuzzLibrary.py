@@ -6,6 +6,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
+from LlamaServerLibrary import server_base_url
 from llamatest.fuzz.report import findings, summary_html, summary_line
 from llamatest.fuzz.run import FuzzSummary, fuzz
 from llamatest.textutil import join_url
@@ -58,8 +59,7 @@ class FuzzLibrary:
         ``documented_5xx`` lists error-message texts of 5xx answers the suite documents elsewhere
         (for example a 500 pinned as build-specific); other 5xx answers are findings.
         """
-        base = server if server.startswith(("http://", "https://")) else \
-            BuiltIn().get_library_instance("LlamaServerLibrary").server_url(server)
+        base = server_base_url(server)
         alias = None if base == server else server
         summary = fuzz(join_url(base, path), dict(valid_body), count=int(count), seed=int(seed),
                        max_seconds=float(max_seconds), timeout=float(timeout),

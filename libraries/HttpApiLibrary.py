@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from robot.api.deco import keyword, library
 from robot.api.types import Secret
-from robot.libraries.BuiltIn import BuiltIn
 
+from LlamaServerLibrary import server_base_url
 from llamatest.http import checks
 from llamatest.http.jsonpath import lookup
 from llamatest.http.response import as_response, json_of
@@ -70,8 +70,7 @@ class HttpApiLibrary:
         ``scheme`` sends the key alone (``X-Api-Key: KEY``). The key is never logged.
         """
         value = key.value if isinstance(key, Secret) else key
-        url = BuiltIn().get_library_instance("LlamaServerLibrary").server_url(server)
-        open_session(alias, url, headers={header: f"{scheme} {value}" if scheme else value})
+        open_session(alias, server_base_url(server), headers={header: f"{scheme} {value}" if scheme else value})
 
     @keyword("Error Response Should Be")
     def error_response_should_be(self, resp, status: int, type: str, message: str | None = None,

@@ -276,6 +276,20 @@ def _log(level: str, message: str) -> None:
     (logger.warn if level == "WARN" else logger.info)(message)
 
 
+def server_base_url(server: str) -> str:
+    """The base URL of the server alias ``server``, or ``server`` itself when it is a URL.
+
+    The one place where the other keyword libraries turn a ``server=`` argument into a URL.
+    """
+    if server.startswith(("http://", "https://")):
+        return server
+    try:
+        servers = BuiltIn().get_library_instance("LlamaServerLibrary")
+    except (RuntimeError, AttributeError) as exc:  # not imported; Robot not running
+        raise RuntimeError(f"cannot resolve server alias '{server}' without LlamaServerLibrary: {exc}") from None
+    return servers.server_url(server)
+
+
 def _robot_variable(name: str):
     try:
         return BuiltIn().get_variable_value(name)

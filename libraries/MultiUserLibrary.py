@@ -6,8 +6,8 @@ import dataclasses
 
 from robot.api import logger
 from robot.api.deco import keyword, library
-from robot.libraries.BuiltIn import BuiltIn
 
+from LlamaServerLibrary import server_base_url as _base_url
 from llamatest.concurrency import checks
 from llamatest.concurrency.batch import Batch, Options, run_batch
 from llamatest.concurrency.bodies import build_bodies, build_mixed, route_path
@@ -370,10 +370,6 @@ def _options(arguments: dict) -> Options:
     return Options(**{name: arguments[name] for name in names}, cancel=tuple(arguments["cancel"] or ()))
 
 
-def _base_url(server: str) -> str:
-    if server.startswith(("http://", "https://")):
-        return server
-    return BuiltIn().get_library_instance("LlamaServerLibrary").server_url(server)
 
 
 def _batch(value) -> Batch:

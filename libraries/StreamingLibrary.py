@@ -8,9 +8,9 @@ from typing import Literal
 
 from robot.api import logger
 from robot.api.deco import keyword, library
-from robot.libraries.BuiltIn import BuiltIn
 from robot.utils import DotDict
 
+from LlamaServerLibrary import server_base_url as _base_url
 from llamatest.report.streams import batch_html, stream_html
 from llamatest.streaming import checks
 from llamatest.streaming.client import client_session, stream_one
@@ -254,17 +254,6 @@ class StreamingLibrary:
         | Final Chunk Should Report    ${result}    stop_type=limit    tokens_predicted=8
         """
         checks.final_chunk_should_report(_result(result), fields)
-
-
-def _base_url(server: str) -> str:
-    """The base URL of the server alias ``server``, or ``server`` itself when it is a URL."""
-    if server.startswith(("http://", "https://")):
-        return server
-    try:
-        servers = BuiltIn().get_library_instance("LlamaServerLibrary")
-    except (RuntimeError, AttributeError) as exc:  # not imported; Robot not running
-        raise RuntimeError(f"cannot resolve server alias '{server}' without LlamaServerLibrary: {exc}") from None
-    return servers.server_url(server)
 
 
 def _result(value) -> StreamResult:

@@ -1,4 +1,4 @@
-"""Small helpers the HTTP and streaming libraries share: URLs, JSON parsing, short reprs."""
+"""Small helpers the HTTP and streaming libraries share: URLs, media types, JSON parsing, short reprs."""
 
 from __future__ import annotations
 
@@ -24,3 +24,8 @@ def short_repr(value, limit: int = 80) -> str:
     """``repr(value)`` cut to ``limit`` characters, for one-line failure messages."""
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def media_type(content_type: str) -> str:
+    """``application/json; charset=utf-8`` → ``application/json``: the media type, parameters aside."""
+    return content_type.split(";", 1)[0].strip().lower()

@@ -8,6 +8,7 @@ import time
 import pytest
 from robot.libraries.BuiltIn import BuiltIn
 
+import LlamaServerLibrary as server_library
 import StreamingLibrary as facade
 from llamatest.streaming.client import client_session, stream_one
 from llamatest.streaming.result import StreamEvent, StreamResult
@@ -282,7 +283,7 @@ def servers(monkeypatch, server, closed_port_url):
             assert name == "LlamaServerLibrary"
             return fake
 
-    monkeypatch.setattr(facade, "BuiltIn", FakeBuiltIn)
+    monkeypatch.setattr(server_library, "BuiltIn", FakeBuiltIn)
     return fake
 
 
@@ -304,13 +305,13 @@ def test_unknown_alias_fails(lib, servers):
 
 
 def test_urls_are_used_as_is(monkeypatch):
-    monkeypatch.setattr(facade, "BuiltIn", None)  # would fail if asked
+    monkeypatch.setattr(server_library, "BuiltIn", None)  # would fail if asked
     assert facade._base_url("http://127.0.0.1:1") == "http://127.0.0.1:1"
     assert facade._base_url("https://example.org/base/") == "https://example.org/base/"
 
 
 def test_alias_without_robot_running_says_why():
-    assert BuiltIn is facade.BuiltIn
+    assert BuiltIn is server_library.BuiltIn
     with pytest.raises(RuntimeError, match="^cannot resolve server alias 'suite' without LlamaServerLibrary: "):
         facade._base_url("suite")
 

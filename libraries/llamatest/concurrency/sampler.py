@@ -21,6 +21,7 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from llamatest.concurrency.timeline import MetricsSample, Probe, SlotSample, SlotState, Timeline
+from llamatest.http.prometheus import sample_values
 
 POLL_DEADLINE_S = 2.0  # each socket operation of one poll; /slots and /metrics answer between decode steps
 PREFIX = "llamacpp:"
@@ -29,17 +30,7 @@ _STALE = (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionR
 
 def parse_metrics(text: str) -> dict[str, float]:
     """Prometheus text → ``{name: value}``, without the ``llamacpp:`` prefix; labels stay in the name."""
-    values: dict[str, float] = {}
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        name, _, rest = line.rpartition(" ")
-        try:
-            values[name.removeprefix(PREFIX)] = float(rest)
-        except ValueError:
-            continue
-    return values
+    return {name.removeprefix(PREFIX): value for name, value in sample_values(text).items()}
 
 
 def parse_slots(body: str | bytes) -> tuple[SlotState, ...]:

@@ -19,7 +19,7 @@ import requests
 
 from llamatest.fuzz.mutate import Mutation, Mutator
 from llamatest.http.session import read_within
-from llamatest.neterrors import causes, is_refused
+from llamatest.neterrors import failure_kind
 from llamatest.textutil import parse_json
 
 LOOPBACK_V4 = ipaddress.ip_network("127.0.0.0/8")
@@ -165,13 +165,8 @@ def send(session: requests.Session, url: str, mutation: Mutation, timeout: float
 
 
 def _failure(exc: Exception, timeout: float) -> str:
-    if is_refused(exc):
-        return "connection refused"
-    if isinstance(exc, requests.Timeout) or any(isinstance(e, TimeoutError) for e in causes(exc)):
-        return f"no answer within {timeout} s"
-    if any(isinstance(e, ConnectionResetError) for e in causes(exc)):
-        return "connection reset"
-    return f"connection failed: {type(exc).__name__}"
+    return {"refused": "connection refused", "timeout": f"no answer within {timeout} s",
+            "reset": "connection reset"}.get(failure_kind(exc), f"connection failed: {type(exc).__name__}")
 
 
 def _is_5xx(outcome: Outcome) -> bool:

@@ -6,7 +6,7 @@ from typing import Any
 
 from llamatest.http.jsonpath import TYPES, json_type, lookup, names
 from llamatest.http.response import Response
-from llamatest.textutil import short_repr
+from llamatest.textutil import media_type, short_repr
 
 
 def status_should_be(resp: Response, expected: int) -> None:
@@ -86,11 +86,6 @@ def header_should_contain_token(resp: Response, name: str, token: str) -> None:
 def header_should_be_absent(resp: Response, name: str) -> None:
     if name.lower() in resp.headers:
         raise AssertionError(f"{resp.where}: header {name!r} should be absent, was {resp.headers[name.lower()]!r}")
-
-
-def media_type(content_type: str) -> str:
-    """``application/json; charset=utf-8`` → ``application/json``."""
-    return content_type.split(";", 1)[0].strip().lower()
 
 
 def media_type_should_be(resp: Response, expected: str) -> None:

@@ -92,6 +92,18 @@ def parse(text: str) -> Metrics:
     return metrics
 
 
+def sample_values(text: str) -> dict[str, float]:
+    """Every sample as ``{id: value}`` (``name{label="value"}``); a line that does not parse is skipped, for
+    a sampler that must go on polling whatever one scrape holds."""
+    metrics = Metrics()
+    for line in text.splitlines():
+        try:
+            _parse_line(metrics, line)
+        except MetricsFormatError:
+            continue
+    return {sample.id: sample.value for family in metrics.families.values() for sample in family.samples}
+
+
 def _parse_line(metrics: Metrics, line: str) -> None:
     if not line.strip():
         return

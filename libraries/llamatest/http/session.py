@@ -19,11 +19,10 @@ import logging
 import time
 
 import requests
-import urllib3
 from requests.adapters import HTTPAdapter
 from robot.api import logger
 
-from llamatest.neterrors import causes, is_refused
+from llamatest.neterrors import failure_kind
 from llamatest.report.exchange import exchange_html, failed_exchange_html, request_html
 
 DEFAULT_TIMEOUT = 30.0
@@ -91,18 +90,12 @@ def read_within(resp: requests.Response, start: float, deadline: float) -> bytes
 
 
 def describe_failure(where: str, url: str, exc: Exception, deadline: float) -> str:
-    chain = causes(exc)
-    # First: urllib3's NewConnectionError (a refused connection) is a subclass of ConnectTimeoutError.
-    if is_refused(exc):
-        return f"{where}: connection refused ({url}): is the server running?"
-    timed_out = (TimeoutError, urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError)
-    if isinstance(exc, requests.Timeout) or any(isinstance(e, timed_out) for e in chain):
-        return f"{where}: no answer within {deadline} s"
-    if any(isinstance(e, ConnectionResetError) for e in chain):
-        return f"{where}: connection reset by the server ({url})"
-    if isinstance(exc, requests.exceptions.ChunkedEncodingError):
-        return f"{where}: the server closed the connection before the answer was complete ({url})"
-    return f"{where}: connection failed ({url}): {type(exc).__name__}"
+    return {
+        "refused": f"{where}: connection refused ({url}): is the server running?",
+        "timeout": f"{where}: no answer within {deadline} s",
+        "reset": f"{where}: connection reset by the server ({url})",
+        "cut": f"{where}: the server closed the connection before the answer was complete ({url})",
+    }.get(failure_kind(exc), f"{where}: connection failed ({url}): {type(exc).__name__}")
 
 
 def mount(session: requests.Session, timeout: float = DEFAULT_TIMEOUT) -> requests.Session:

@@ -11,8 +11,8 @@ import json
 import os
 from typing import Any
 
-from llamatest.streaming.result import StreamResult, media_type
-from llamatest.textutil import short_repr
+from llamatest.streaming.result import StreamResult
+from llamatest.textutil import media_type, short_repr
 from llamatest.unicode import lone_surrogates
 
 _short = functools.partial(short_repr, limit=200)  # streams get longer excerpts than plain responses

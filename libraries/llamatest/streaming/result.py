@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from llamatest.textutil import media_type
+
 DONE = "[DONE]"
 
 
@@ -113,8 +115,3 @@ def chunk_text(obj: Any) -> str | None:
     else:
         value = obj.get("content")
     return value if isinstance(value, str) else None
-
-
-def media_type(content_type: str) -> str:
-    """``text/event-stream; charset=utf-8`` → ``text/event-stream``."""
-    return content_type.split(";", 1)[0].strip().lower()
