@@ -70,7 +70,7 @@ Environment variables:
   {bootstrap.ENV_VENV:<20} the virtual environment (default .venv in the repository)
 
 Every other option goes to robot, after the defaults in robot.args (--outputdir results,
---exclude bug and wrong_usage unless an --include names them, ...); the default data source
+--exclude bug, wrong_usage and load unless an --include names them, ...); the default data source
 is suites/.
 Relative paths among them are relative to the current directory, as with robot itself.
 For robot's options see: python -m robot --help  (after set-up: .venv/bin/python -m robot --help)
@@ -149,7 +149,7 @@ def names_tag(patterns: list[str], tag: str) -> bool:
 def robot_defaults(includes: list[str] | tuple = ()) -> list[str]:
     """robot.args as command-line arguments, its relative paths resolved against the repository.
 
-    A default ``--exclude TAG`` (bug, wrong_usage) is dropped when one of ``includes`` names that tag.
+    A default ``--exclude TAG`` (bug, wrong_usage, load) is dropped when one of ``includes`` names that tag.
     """
     options, _ = robot_parser(env_options=False).parse_args(["--argumentfile", str(ROBOT_ARGS)])
     options["exclude"] = [tag for tag in options.get("exclude", []) if not names_tag(list(includes), tag)]

@@ -86,8 +86,10 @@ def test_other_options_keep_bug_tests_out(passthrough):
     assert has_default_exclude(run.suites_run(passthrough, DESCRIPTION).cmd)
 
 
-@pytest.mark.parametrize("passthrough, kept", [([], ["bug", "wrong_usage"]), (["-i", "wrong_usage"], ["bug"]),
-                                               (["-ibug", "-iwrong_usage"], [])])
+@pytest.mark.parametrize("passthrough, kept", [([], ["bug", "wrong_usage", "load"]),
+                                               (["-i", "wrong_usage"], ["bug", "load"]),
+                                               (["--include", "load"], ["bug", "wrong_usage"]),
+                                               (["-ibug", "-iwrong_usage", "-iload"], [])])
 def test_each_default_exclude_is_dropped_only_when_its_tag_is_included(passthrough, kept):
     cmd = run.suites_run(passthrough, DESCRIPTION).cmd
     excluded = [value for flag, value in zip(cmd, cmd[1:], strict=False) if flag == "--exclude"]

@@ -7,6 +7,7 @@ made by the other functions of this module.
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import re
@@ -67,3 +68,9 @@ def table(headers: list, rows: list) -> str:
 def labelled(label: str, body_html: str) -> str:
     """A bold plain-text label above a block."""
     return f"<div><b>{escape(label)}</b>{body_html}</div>"
+
+
+def png(data: bytes, alt: str, width: int | None = None) -> str:
+    """An inline PNG (base64 data URI): log.html stays one self-contained file."""
+    size = f' width="{int(width)}"' if width else ""
+    return f'<img src="data:image/png;base64,{base64.b64encode(data).decode("ascii")}" alt="{escape(alt)}"{size}>'

@@ -90,6 +90,12 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({
     "tiny-2-slots-context-shift": Preset(model="tiny", n_slots=2, n_ctx=512, flags=("--context-shift", "--metrics"),
                                          description="two slots of 256 tokens with context shift and /metrics: "
                                                      "generation past the context, requests that never end"),
+    "tiny-load": Preset(model="tiny", n_slots=2, n_ctx=2048, flags=("--metrics",),
+                        description="the tiny model, two slots of 1024 tokens, /metrics on: the load smoke "
+                                    "profile of the default run"),
+    "smollm2-load": Preset(model="smollm2", n_slots=4, n_ctx=4096, flags=("--metrics",),
+                           description="SmolLM2-135M-Instruct, four slots of 1024 tokens, /metrics on: the "
+                                       "load suites (500-token prompts plus their answers fit a slot)"),
 })
 
 

@@ -1,0 +1,115 @@
+"""The log block of a load run: headline table, throughput, validity flags, verdicts, charts. Nothing per request."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from llamatest.report.html import details, escape, json_block, labelled, png, table
+
+HEADLINE = ("ttft_ms", "ttfo_ms", "tpot_ms", "itl_chunk_ms", "itl_token_ms", "e2e_ms", "e2e_from_schedule_ms",
+            "client_queue_ms", "max_stall_ms", "n_in", "n_out")
+
+
+def fmt(value: Any, digits: int = 1) -> str:
+    """A number for a table cell; None (undefined, or too few samples) is a dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _with_ci(dist: dict, name: str) -> str:
+    ci = (dist.get("ci") or {}).get(name)
+    value = fmt(dist.get(name))
+    return f"{value} [{fmt(ci[0])}, {fmt(ci[1])}]" if ci and dist.get(name) is not None else value
+
+
+def metrics_table(summary: dict) -> str:
+    """One row per headline metric: n, mean, p50/p95/p99 with their 95 % bootstrap intervals, and why one is
+    missing."""
+    rows = []
+    for name in HEADLINE:
+        dist = summary.get("metrics", {}).get(name)
+        if not dist:
+            continue
+        missing = "; ".join(f"{k}: {v}" for k, v in (dist.get("missing") or {}).items())
+        rows.append([name, dist.get("n"), fmt(dist.get("mean")), _with_ci(dist, "p50"), fmt(dist.get("p90")),
+                     _with_ci(dist, "p95"), _with_ci(dist, "p99"), fmt(dist.get("max")), missing])
+    return table(["metric", "n", "mean", "p50 [95% CI]", "p90", "p95 [95% CI]", "p99 [95% CI]", "max", "missing"],
+                 rows)
+
+
+def throughput_table(summary: dict) -> str:
+    """The window (after warmup, requests started inside it) and wall (first dispatch to last close) variants."""
+    tp = summary.get("throughput", {})
+    names = ("duration_s", "request_throughput", "output_throughput", "total_token_throughput", "goodput",
+             "goodput_ratio")
+    rows = [[name, fmt(tp.get("window", {}).get(name), 3), fmt(tp.get("wall", {}).get(name), 3)] for name in names]
+    rows += [[name, fmt(tp.get(name), 3), ""] for name in ("peak_output_tps", "concurrency_mean",
+                                                           "peak_concurrency", "achieved_rate", "target_rate",
+                                                           "error_rate")]
+    return table(["", "window", "wall"], rows)
+
+
+def counts_table(summary: dict) -> str:
+    counts = summary.get("counts", {})
+    rows = [[k, fmt(v)] for k, v in counts.items() if not isinstance(v, dict)]
+    rows += [[f"error: {k}", v] for k, v in (counts.get("errors_by_class") or {}).items()]
+    rows += [[f"outcome: {k}", v] for k, v in (counts.get("outcomes") or {}).items()]
+    return table(["count", "value"], rows)
+
+
+def flags_table(summary: dict) -> str:
+    """Every validity flag, set or not, with the numbers behind it."""
+    rows = [[name, "SET" if flag.get("set") else "clear", flag.get("detail", "")]
+            for name, flag in (summary.get("flags") or {}).items()]
+    return table(["validity flag", "state", "detail"], rows)
+
+
+def comparison_table(label: str, cmp: dict) -> str:
+    rows = [[name, m.get("verdict"), fmt(m.get("reference")), fmt(m.get("current")), fmt(m.get("delta")),
+             f"[{fmt((m.get('ci') or [None, None])[0])}, {fmt((m.get('ci') or [None, None])[1])}]", fmt(m.get("tol")),
+             m.get("direction", "")]
+            for name, m in (cmp.get("metrics") or {}).items()]
+    body = table(["metric", "verdict", "reference", "current", "Δ (positive = worse)", "95% CI of Δ", "tolerance",
+                  "better"], rows)
+    return labelled(f"{label}: {cmp.get('verdict')}", body)
+
+
+def load_run_html(load_run: Any) -> str:
+    """The whole block of one run (``pipeline.LoadRun``): open summary, collapsed details."""
+    s = load_run.summary
+    ident = s.get("run", {})
+    head = table(["", ""], [
+        ["profile", ident.get("profile_text") or s.get("profile", {}).get("kind", "")],
+        ["dataset", f"{ident.get('dataset', {}).get('name')} ({ident.get('dataset', {}).get('count')} prompts, "
+                    f"hash {str(ident.get('dataset', {}).get('hash', ''))[:12]})"],
+        ["server", f"{ident.get('server', {}).get('build_info', '')}, model "
+                   f"{Path(str(ident.get('server', {}).get('model_path', ''))).name}"],
+        ["workers", len(ident.get("workers") or [])],
+        ["config key", ident.get("config_key", "")],
+        ["results", str(load_run.outdir)],
+    ])
+    parts = [head, labelled("latency (ms) and token counts; percentiles numpy 'linear'", metrics_table(s)),
+             labelled("throughput (per second)", throughput_table(s)), labelled("validity", flags_table(s))]
+    for key, cmp in load_run.comparisons.items():
+        label = f"against baseline '{load_run.baseline_name}'" if key == "baseline" else "against the previous run"
+        parts.append(comparison_table(label, cmp))
+    if not load_run.comparisons:
+        parts.append(labelled("comparison", escape("no earlier run with the same configuration key, no baseline")))
+    parts += [png(Path(p).read_bytes(), Path(p).stem, width=800) for p in load_run.charts]
+    parts += [details("counts", counts_table(s)), details("definitions", definitions_table(s)),
+              details("summary.json (without samples)", json_block(_without_samples(s)))]
+    return details(f"load run '{load_run.name}': {s.get('counts', {}).get('succeeded')} succeeded, "
+                   f"{s.get('counts', {}).get('errored')} errors, {s.get('counts', {}).get('dropped')} dropped",
+                   "".join(parts), open_=True)
+
+
+def definitions_table(summary: dict) -> str:
+    return table(["metric", "definition"], list((summary.get("definitions") or {}).items()))
+
+
+def _without_samples(summary: dict) -> dict:
+    return {k: v for k, v in summary.items() if k != "samples"}

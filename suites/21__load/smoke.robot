@@ -1,0 +1,40 @@
+*** Settings ***
+Documentation       A short load on the tiny model in every run. Single-user latency is calibrated first, on this
+...                 machine in this run; the loaded runs must then keep TTFT and TPOT within a few times of it and
+...                 answer every request with the tokens it asked for. A server whose first token becomes slow, or
+...                 that fails or dies after a few dozen requests, fails the default run.
+Resource            ../../resources/load.resource
+Suite Setup         Start Server And Calibrate
+Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
+Test Tags           load-smoke
+
+
+*** Variables ***
+${MAX_TOKENS}       ${32}
+
+
+*** Test Cases ***
+Two Users On Two Slots Keep The Calibrated Latency
+    ${run} =    Run Load Profile    ${PROMPTS}    concurrency    users=${2}    duration=${6}    warmup_requests=${2}
+    ...    max_tokens=${MAX_TOKENS}
+    Every Load Request Should Succeed    ${run}
+    Load Results Should Be Valid    ${run}
+    Load Results Should Meet SLO    ${run}    &{SMOKE_SLO}
+
+Poisson Arrivals Are All Sent On Time And Served
+    ${run} =    Run Load Profile    ${PROMPTS}    rate    rate=${8}    arrival=poisson    seed=${7}    duration=${5}
+    ...    max_tokens=${MAX_TOKENS}    max_in_flight=${16}
+    Every Load Request Should Succeed    ${run}
+    Load Results Should Be Valid    ${run}
+    Load Results Should Meet SLO    ${run}    error_rate_max=${0}    client_queue_p95_ms=${10}
+
+
+*** Keywords ***
+Start Server And Calibrate
+    Start Server For Suite    tiny-load
+    ${prompts} =    Fixed Length Prompts    count=${400}    tokens=${48}
+    VAR    ${PROMPTS}    ${prompts}    scope=SUITE
+    ${calibration} =    Calibrate Single User Latency    ${PROMPTS}    ${MAX_TOKENS}
+    ${slo} =    SLO From Calibration    ${calibration}    factor=${4}    floor_ms=${25}
+    VAR    &{SMOKE_SLO}    &{slo}    scope=SUITE
