@@ -355,6 +355,15 @@ class MultiUserLibrary:
         while another request still ran, ``llamacpp:requests_deferred`` went back to 0 (``metrics=True``)."""
         checks.abandoned_requests_left_the_queue(_batch(batch))
 
+    @keyword("Requests Should Have Run One At A Time")
+    def requests_should_have_run_one_at_a_time(self, batch: Batch) -> None:
+        """No two requests of the batch ran at once: one that was deferred started only after the other ended.
+
+        Send with ``metrics=True``: the server's counters must show at most one busy slot per decode during the
+        batch (independent of the sampler's timing), and no ``/slots`` sample may show two slots busy.
+        """
+        checks.requests_ran_one_at_a_time(_batch(batch))
+
     @keyword("Requests Should Have Overlapped")
     def requests_should_have_overlapped(self, batch: Batch, earlier: int = 0, later: int = 1) -> None:
         """Continuous batching, as ``/slots`` shows it.

@@ -199,6 +199,37 @@ def test_busy_slots_seen_through_the_server_counters():
         checks.requests_overlapped(batch(native("a"), native("b"), timeline=tl), 0, 1)
 
 
+def test_requests_that_ran_one_at_a_time():
+    def counters(t, average, decodes):
+        return MetricsSample(t, t - 0.001, {"n_busy_slots_per_decode": average, "n_decode_total": decodes})
+
+    # Task 3 on slot 0, then task 5 on the same slot; one busy slot per decode.
+    tl = Timeline(slots=[slots(0.0, None, None), slots(0.1, 3, None), slots(0.2, 5, None), slots(0.3, None, None)],
+                  metrics=[counters(0.0, 1.0, 100.0), counters(0.3, 1.0, 300.0)], requests_done=0.25, end=0.3,
+                  requests=[RequestSpan(0, 0.01, 0.02, 0.15, slot=0), RequestSpan(1, 0.05, 0.16, 0.25, slot=0)])
+    waited = batch(native("a"), native("b"), timeline=tl)
+    checks.requests_ran_one_at_a_time(waited)
+    tl.metrics[-1] = counters(0.3, 1.1, 300.0)  # 330 busy slots in 200 decodes: some decode had two
+    with pytest.raises(AssertionError, match=r"two requests ran at once: /metrics shows 1.150 busy slots per "
+                                             r"decode during the batch, more than one"):
+        checks.requests_ran_one_at_a_time(waited)
+    tl.metrics[-1] = counters(0.3, 1.0, 300.0)
+    tl.slots[2] = slots(0.2, 3, 5)  # the sampler caught both busy
+    with pytest.raises(AssertionError, match=r"two requests ran at once: the /slots sample at 0.200 s shows "
+                                             r"tasks 3 and 5 busy"):
+        checks.requests_ran_one_at_a_time(waited)
+    tl.slots[2] = slots(0.2, 5, None)
+    tl.metrics[-1] = counters(0.2, 1.0, 300.0)  # sent before the last request ended
+    with pytest.raises(AssertionError, match="no /metrics sample after the last request ended"):
+        checks.requests_ran_one_at_a_time(waited)
+    tl.metrics = tl.metrics[:1]
+    with pytest.raises(AssertionError, match="fewer than two /metrics samples"):
+        checks.requests_ran_one_at_a_time(waited)
+    tl.metrics = [counters(0.0, 1.0, 100.0), counters(0.3, 1.0, 100.0)]
+    with pytest.raises(AssertionError, match="/metrics shows no decode during the batch"):
+        checks.requests_ran_one_at_a_time(waited)
+
+
 def test_the_no_idle_slot_probe():
     no_slot = {"error": {"code": 503, "message": "no slot available", "type": "unavailable_error"}}
     tl = Timeline(slots=[slots(0.0, 1)], probes=[Probe(0.1, 200, []), Probe(0.2, 503, no_slot)])

@@ -462,6 +462,34 @@ def abandoned_requests_left_the_queue(batch: Batch) -> None:
                                  f"{running_until - hung_up:.2f} s the other requests still ran")
 
 
+def requests_ran_one_at_a_time(batch: Batch) -> None:
+    """No two requests of the batch ran at once (a request that waited in the queue started only after the
+    one before it ended); the server must run nothing else meanwhile.
+
+    Evidence that does not depend on the sampler's luck: the ``/metrics`` counters, from the first sample to
+    one after the last request ended, show at most one busy slot per ``llama_decode()`` call; had two
+    requests run at once, some decode would have had two. A ``/slots`` sample with two slots busy fails too.
+    """
+    tl = _timeline(batch)
+    both = next((s for s in tl.slots if len(s.busy_tasks) > 1), None)
+    if both is not None:
+        tasks = " and ".join(str(task) for task in sorted(both.busy_tasks))
+        raise AssertionError(f"two requests ran at once: the /slots sample at {both.t:.3f} s shows tasks {tasks} "
+                             f"busy")
+    if len(tl.metrics) < 2:
+        raise AssertionError("fewer than two /metrics samples: send the batch with metrics=True to a server "
+                             "with --metrics")
+    if tl.requests_done is None or tl.metrics[-1].t_sent < tl.requests_done:
+        raise AssertionError("no /metrics sample after the last request ended")
+    average = tl.busy_slots_per_decode(tl.metrics[0], tl.metrics[-1])
+    if average is None:
+        raise AssertionError("/metrics shows no decode during the batch (or lacks n_busy_slots_per_decode and "
+                             "n_decode_total)")
+    if average > 1:
+        raise AssertionError(f"two requests ran at once: /metrics shows {average:.3f} busy slots per decode during "
+                             f"the batch, more than one")
+
+
 def requests_overlapped(batch: Batch, earlier: int, later: int) -> None:
     """Continuous batching, as the server shows it: request ``later`` ran while request ``earlier`` did.
 
