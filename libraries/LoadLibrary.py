@@ -14,11 +14,12 @@ from llamatest.load import datasets, sweep
 from llamatest.load.compare import compare as _compare
 from llamatest.load.engine import Target
 from llamatest.load.history import History
-from llamatest.load.pipeline import Dataset, LoadRun, execute
+from llamatest.load.pipeline import Dataset, LoadRun, Plan, SweepRun, execute, execute_capacity, execute_sweep
 from llamatest.load.profiles import Profile
-from llamatest.report.load import comparison_table, load_run_html
+from llamatest.report.load import comparison_table, load_run_html, sweep_html
 
 HISTORY_DIR = "load-history"  # under the results folder; survives runs when results/ is kept
+NOT_INVALIDATING = ("insufficient_samples", "high_coalescing")
 
 
 @library(scope="GLOBAL", version="0.1", doc_format="ROBOT")
@@ -82,6 +83,21 @@ class LoadLibrary:
     ``tokens``, and only then the chunk count (flagged). A percentile with too few samples (p99 needs 100)
     is missing, not invented. The full definitions table is in every run's log block.
 
+    = Run options =
+
+    Named arguments of `Run Load Profile`, `Run Load Sweep` and `Find Capacity Under SLO`:
+    | =Option= | =Default= | =Meaning= |
+    | ``name`` | the test name | the results folder (``load/<name>``) and the history of comparable runs |
+    | ``route`` | ``/v1/chat/completions`` | or ``/v1/completions``, ``/completion`` |
+    | ``max_tokens`` | 32 | output tokens of every request (sent with ``ignore_eos``) |
+    | ``cold`` | True | sends ``cache_prompt: false``: no prompt-cache reuse flatters the numbers |
+    | ``workers`` | 1 | > 1 shards the profile over that many Ray workers (a local Ray instance unless \
+    ``ray_address`` names a cluster) |
+    | ``server`` | ``suite`` | the server alias or a URL |
+    | ``timeout_ttft``, ``timeout_stall``, ``timeout_total`` | 60, 30, 300 | per-request deadlines in seconds: \
+    to the first token, the longest silence after it, the whole request |
+    Any other named argument goes into every request body (``temperature=${0.7}``).
+
     = SLOs, validity and verdicts =
 
     `Load Results Should Meet SLO` takes limits named ``<metric>_<stat>_ms`` (``ttft_p95_ms``,
@@ -92,9 +108,6 @@ class LoadLibrary:
     ``improved``, ``unchanged``, ``regressed`` or ``inconclusive`` from the 95 % interval of the difference,
     with better meaning lower latency and higher throughput.
     """
-
-    def __init__(self):
-        self._last: LoadRun | None = None
 
     # ---- datasets ----------------------------------------------------------------------------------------
 
@@ -109,10 +122,13 @@ class LoadLibrary:
         return dataset
 
     @keyword("Fixed Length Prompts")
-    def fixed_length_prompts(self, count: int, tokens: int, seed: int = 0, server: str = "suite") -> Dataset:
-        """``count`` prompts of exactly ``tokens`` tokens for the server's model, each with a unique start."""
-        prompts = datasets.fixed_length_prompts(_base_url(server), count, tokens, seed=seed)
-        dataset = Dataset(f"fixed-{tokens}-tokens", tuple(prompts), {"seed": seed, "tokens": tokens})
+    def fixed_length_prompts(self, count: int, tokens: int, seed: int = 0, route: str = "/v1/chat/completions",
+                             server: str = "suite") -> Dataset:
+        """``count`` prompts that make exactly ``tokens`` prompt tokens on ``route`` for the server's model
+        (on the chat route: the whole templated prompt), each with a unique start. Give the same ``route``
+        as the run."""
+        prompts = datasets.fixed_length_prompts(_base_url(server), count, tokens, seed=seed, route=route)
+        dataset = Dataset(f"fixed-{tokens}-tokens", tuple(prompts), {"seed": seed, "tokens": tokens, "route": route})
         logger.info(dataset.describe())
         return dataset
 
@@ -123,34 +139,62 @@ class LoadLibrary:
                          arrival: str = "constant", burstiness: float = 1.0, ramp: str = "",
                          duration: float = 10.0, max_requests: int | None = None, warmup: float = 0.0,
                          warmup_requests: int = 0, think_time: float = 0.0, drain_timeout: float = 30.0,
-                         max_in_flight: int | None = None, seed: int = 0, max_tokens: int = 32,
-                         route: str = "/v1/chat/completions", name: str | None = None, baseline: str | None = None,
-                         workers: int = 1, ray_address: str | None = None, cold: bool = True,
-                         history: bool = True, server: str = "suite", timeout_ttft: float = 60.0, timeout_stall: float = 30.0,
-                         timeout_total: float = 300.0, **request_fields) -> LoadRun:
+                         max_in_flight: int | None = None, seed: int = 0, baseline: str | None = None,
+                         history: bool = True, **options) -> LoadRun:
         """Runs one profile (see `Profiles`) with ``dataset`` and returns the run for the assertions.
 
-        ``name`` (default: the test name) names the results folder and the history of comparable runs;
-        ``baseline`` names a saved baseline to compare with (`Save Load Baseline`). ``workers`` > 1 shards
-        the profile over that many Ray workers (a local Ray instance unless ``ray_address`` names a
-        cluster). ``cold=True`` sends ``cache_prompt: false``. ``history=False`` keeps the run out of the history
-        (a deliberately changed server must not become the next run's "previous"). Other named arguments go into every request
-        body. ``duration`` and the timeouts are in seconds.
+        ``baseline`` names a saved baseline to compare with (`Save Load Baseline`); ``history=False`` keeps
+        the run out of the history (a deliberately changed server must not become the next run's
+        "previous"). ``duration``, ``warmup``, ``think_time`` and ``drain_timeout`` are seconds. For
+        ``options`` (name, route, max_tokens, workers, timeouts, request fields) see `Run options`.
         """
         profile = Profile(kind=kind, users=users, rate=rate, arrival=arrival, burstiness=burstiness,
                           ramp=_ramp(ramp), duration_s=duration, max_requests=max_requests, warmup_s=warmup,
                           warmup_requests=warmup_requests, think_time_s=think_time, drain_timeout_s=drain_timeout,
                           max_in_flight=max_in_flight, seed=seed)
-        target = Target(base_url=_base_url(server), route=route, timeout_ttft_s=timeout_ttft,
-                        timeout_stall_s=timeout_stall, timeout_total_s=timeout_total)
-        name = _safe_name(name or _robot_variable("${TEST NAME}") or "load")
-        load_run = execute(name, target, profile, dataset, max_tokens=max_tokens, outdir=_results() / "load" / name,
-                           history_root=_results() / HISTORY_DIR, baseline=baseline,
-                           workers=workers, ray_address=ray_address, cold=cold, request_fields=request_fields,
-                           save_history=history)
+        plan = _plan(dataset, **options)
+        load_run = execute(plan, profile, outdir=_results() / "load" / plan.name,
+                           history_root=_results() / HISTORY_DIR, baseline=baseline, save_history=history)
         logger.info(load_run_html(load_run), html=True)
-        self._last = load_run
         return load_run
+
+    @keyword("Run Load Sweep")
+    def run_load_sweep(self, dataset: Dataset, points: int = 4, users: int = 4, duration: float = 10.0,
+                       arrival: str = "poisson", spacing: str = "linear", warmup_requests: int = 0,
+                       max_in_flight: int | None = None, seed: int = 0, **options) -> SweepRun:
+        """One user at a time, then ``users`` users back to back (the maximum throughput), then ``points``
+        open-loop rates between the two; each point runs ``duration`` seconds. The sweep stops at the first
+        oversaturated point. The log draws latency and throughput against the load, over the previous
+        comparable sweep. ``options`` as for `Run Load Profile` (see `Run options`).
+        """
+        base = Profile(kind="synchronous", users=users, arrival=arrival, duration_s=duration,
+                       warmup_requests=warmup_requests, max_in_flight=max_in_flight, seed=seed)
+        plan = _plan(dataset, **options)
+        sweep_run = execute_sweep(plan, base, outdir=_results() / "load" / plan.name,
+                                  history_root=_results() / HISTORY_DIR, k=points, spacing=spacing, users=users)
+        logger.info(sweep_html(sweep_run), html=True)
+        return sweep_run
+
+    @keyword("Find Capacity Under SLO")
+    def find_capacity_under_slo(self, dataset: Dataset, low: float, high: float, axis: str = "rate",
+                                steps: int = 5, duration: float = 10.0, arrival: str = "poisson",
+                                max_in_flight: int | None = None, seed: int = 0, slo: dict | None = None,
+                                **options) -> SweepRun:
+        """The highest load between ``low`` and ``high`` (requests/s, or users with ``axis=users``) whose run
+        meets every limit of ``slo`` (names as in `Load Results Should Meet SLO`) and is valid, by
+        bisection in at most ``steps`` runs of ``duration`` seconds. ``${capacity.result}[capacity]`` is the
+        answer (None when even ``low`` misses the SLO).
+        """
+        if not slo:
+            raise ValueError("Find Capacity Under SLO needs slo=&{limits}, e.g. &{SLO} with ttft_p95_ms=500")
+        base = Profile(kind="rate", rate=float(low), arrival=arrival, duration_s=duration,
+                       max_in_flight=max_in_flight, seed=seed)
+        plan = _plan(dataset, **options)
+        capacity = execute_capacity(plan, base, {k: float(v) for k, v in slo.items()},
+                                    outdir=_results() / "load" / plan.name, history_root=_results() / HISTORY_DIR,
+                                    lo=float(low), hi=float(high), axis=axis, max_iter=steps)
+        logger.info(sweep_html(capacity), html=True)
+        return capacity
 
     @keyword("SLO From Calibration")
     def slo_from_calibration(self, calibration: LoadRun, factor: float = 4.0, floor_ms: float = 25.0,
@@ -182,11 +226,16 @@ class LoadLibrary:
 
     @keyword("Load Results Should Be Valid")
     def load_results_should_be_valid(self, load_run: LoadRun, *allowed: str) -> None:
-        """No validity flag is set, except those named in ``allowed`` (e.g. ``oversaturated`` in a stress run)."""
+        """No validity flag is set, except those named in ``allowed`` (e.g. ``oversaturated`` in a stress run).
+
+        ``insufficient_samples`` and ``high_coalescing`` are always allowed: they mark single numbers (a
+        percentile left missing, per-chunk ITL when chunks arrive together), not the run; the log shows them.
+        """
         flags = load_run.summary.get("flags") or {}
         unknown = [name for name in allowed if name not in flags]
         if unknown:
             raise ValueError(f"unknown validity flag(s) {', '.join(unknown)}: known are {', '.join(flags)}")
+        allowed = (*allowed, *NOT_INVALIDATING)
         bad = [f"{name} ({flag.get('detail', '')})" for name, flag in flags.items()
                if flag.get("set") and name not in allowed]
         if bad:
@@ -203,6 +252,20 @@ class LoadLibrary:
             by_class = counts.get("errors_by_class") or {}
             raise AssertionError(f"load run '{load_run.name}': {', '.join(problems)}; errors by class: {by_class}")
 
+    @keyword("Every Load Request Should Have Had")
+    def every_load_request_should_have_had(self, load_run: LoadRun, prompt_tokens: int | None = None,
+                                           output_tokens: int | None = None) -> None:
+        """Every measured successful request had exactly ``prompt_tokens`` prompt tokens and ``output_tokens``
+        output tokens, as the server counted them (``usage``, else ``timings``)."""
+        for metric, expected in (("n_in", prompt_tokens), ("n_out", output_tokens)):
+            if expected is None:
+                continue
+            values = load_run.summary.get("samples", {}).get(metric) or []
+            wrong = sorted({v for v in values if v != expected})
+            if not values or wrong:
+                raise AssertionError(f"load run '{load_run.name}': {metric} should be {expected} for every request; "
+                                     f"{len(values)} values, others seen: {wrong[:10]}")
+
     @keyword("Load Verdict Should Be")
     def load_verdict_should_be(self, load_run: LoadRun, *verdicts: str, against: str = "previous") -> None:
         """The overall verdict against ``previous`` (the last comparable run), ``baseline`` or ``reference``
@@ -215,6 +278,29 @@ class LoadLibrary:
             worst = [f"{n}: {m['verdict']}" for n, m in cmp["metrics"].items() if m["verdict"] not in verdicts]
             raise AssertionError(f"verdict against {against} is {cmp['verdict']}, expected "
                                  f"{' or '.join(verdicts)}: {', '.join(worst)}")
+
+    @keyword("Sweep Throughput Should Grow With The Load")
+    def sweep_throughput_should_grow_with_the_load(self, sweep_run: SweepRun) -> None:
+        """Several users served more requests per second than one, and every rate point that ran achieved
+        its target rate (a server or client that cannot keep up shows as a shortfall)."""
+        points = sweep_run.points
+        sync, top = (p["summary"]["throughput"]["window"]["request_throughput"] for p in points[:2])
+        if not top > sync:
+            raise AssertionError(f"{points[1]['profile'].get('users')} users served {top:.2f} req/s, "
+                                 f"not more than one user's {sync:.2f} req/s")
+        short = [f"{p['load']:.2f}/s achieved {p['summary']['throughput']['achieved_rate']:.2f}/s"
+                 for p in points[2:] if p.get("summary") and p["summary"]["flags"]["rate_shortfall"]["set"]]
+        if short:
+            raise AssertionError(f"rate points fell short of their targets: {', '.join(short)}")
+
+    @keyword("Capacity Should Have Been Found")
+    def capacity_should_have_been_found(self, capacity: SweepRun) -> float:
+        """The search found a load meeting the SLO (the lowest one tried at least) and returns it."""
+        value = capacity.result.get("capacity")
+        if value is None:
+            misses = next((p["violations"] for p in capacity.points if not p["meets"]), [])
+            raise AssertionError(f"no load from {capacity.result.get('bracket')} met the SLO: {'; '.join(misses)}")
+        return value
 
     @keyword("Load Run Should Have Used Workers")
     def load_run_should_have_used_workers(self, load_run: LoadRun, count: int) -> None:
@@ -249,6 +335,21 @@ class LoadLibrary:
         load_run.comparisons["reference"] = cmp
         logger.info(comparison_table(f"'{load_run.name}' against '{reference.name}'", cmp), html=True)
         return cmp
+
+
+def _plan(dataset: Dataset, name: str | None = None, route: str = "/v1/chat/completions", max_tokens: int = 32,
+          cold: bool = True, workers: int = 1, ray_address: str | None = None, server: str = "suite",
+          timeout_ttft: float = 60.0, timeout_stall: float = 30.0, timeout_total: float = 300.0,
+          **request_fields) -> Plan:
+    target = Target(base_url=_base_url(server), route=route, timeout_ttft_s=float(timeout_ttft),
+                    timeout_stall_s=float(timeout_stall), timeout_total_s=float(timeout_total))
+    name = _safe_name(name or _robot_variable("${TEST NAME}") or "load")
+    return Plan(name=name, target=target, dataset=dataset, max_tokens=int(max_tokens), cold=_bool(cold),
+                request_fields=request_fields, workers=int(workers), ray_address=ray_address)
+
+
+def _bool(value) -> bool:
+    return value if isinstance(value, bool) else str(value).strip().lower() in ("true", "yes", "1", "on")
 
 
 def _ramp(text: str) -> tuple[tuple[float, float], ...]:

@@ -11,6 +11,7 @@ Test Tags           load-smoke
 
 
 *** Variables ***
+${PROMPT_TOKENS}    ${48}
 ${MAX_TOKENS}       ${32}
 
 
@@ -19,6 +20,7 @@ Two Users On Two Slots Keep The Calibrated Latency
     ${run} =    Run Load Profile    ${PROMPTS}    concurrency    users=${2}    duration=${6}    warmup_requests=${2}
     ...    max_tokens=${MAX_TOKENS}
     Every Load Request Should Succeed    ${run}
+    Every Load Request Should Have Had    ${run}    prompt_tokens=${PROMPT_TOKENS}    output_tokens=${MAX_TOKENS}
     Load Results Should Be Valid    ${run}
     Load Results Should Meet SLO    ${run}    &{SMOKE_SLO}
 
@@ -32,9 +34,10 @@ Poisson Arrivals Are All Sent On Time And Served
 
 *** Keywords ***
 Start Server And Calibrate
+    [Documentation]    Starts the tiny server, makes the prompts and derives the SLO from single-user runs.
     Start Server For Suite    tiny-load
-    ${prompts} =    Fixed Length Prompts    count=${400}    tokens=${48}
-    VAR    ${PROMPTS}    ${prompts}    scope=SUITE
+    ${prompts} =    Fixed Length Prompts    count=${400}    tokens=${PROMPT_TOKENS}
+    VAR    ${PROMPTS}    ${prompts}    scope=SUITE    # robocop: off=no-suite-variable
     ${calibration} =    Calibrate Single User Latency    ${PROMPTS}    ${MAX_TOKENS}
     ${slo} =    SLO From Calibration    ${calibration}    factor=${4}    floor_ms=${25}
-    VAR    &{SMOKE_SLO}    &{slo}    scope=SUITE
+    VAR    &{SMOKE_SLO}    &{slo}    scope=SUITE    # robocop: off=no-suite-variable

@@ -1,16 +1,19 @@
-"""One named load run from start to finish: identify the server, run the profile, derive, save, compare, draw.
+"""Named load runs from start to finish: identify the server, run, derive, save, compare, draw.
 
-This is what a keyword calls: the engine (or its Ray shards) produces the raw event logs, ``metrics``
-derives the summary, ``results`` writes it, ``history`` finds the previous comparable run and the
-named baseline, ``compare`` gives the verdicts and ``charts`` draws the current run over both.
+This is what the keywords call. The engine (or its Ray shards) produces the raw event logs, ``metrics``
+derives the summary, ``results`` writes it, ``history`` finds the previous comparable run and the named
+baseline, ``compare`` gives the verdicts and ``charts`` draws the run over both. Sweeps and capacity
+searches run their points through the same `Plan`.
+
+The server's build is recorded with every run but is not part of the configuration key: comparing one
+build with another (a release build given through ``LLAMA_SERVER_BIN``) is what baselines are for.
 """
 
 from __future__ import annotations
 
 import hashlib
-import time
+import json
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,19 +21,19 @@ import requests
 
 from llamatest.load import charts as _charts
 from llamatest.load import compare as _compare
-from llamatest.load import datasets, metrics, results
+from llamatest.load import datasets, metrics, results, sweep
 from llamatest.load.engine import Target, run_load_sync
 from llamatest.load.history import History
 from llamatest.load.profiles import Profile
 from llamatest.load.record import RunRecord
 
-CLIENT_VERSION = "llamatest.load/1"
 PROPS_TIMEOUT_S = 10.0
+SWEEPS = "sweeps"  # folder of the history root that keeps whole sweeps
 
 
 @dataclass(frozen=True)
 class Dataset:
-    """The prompts of a run and how they were made (the name and parameters go into the config key)."""
+    """The prompts of a run and how they were made (the name and parameters go into the identity)."""
 
     name: str  # "sharegpt" or "fixed-<N>-tokens"
     prompts: tuple[str, ...]
@@ -41,7 +44,7 @@ class Dataset:
         return datasets.dataset_hash(list(self.prompts))
 
     def describe(self) -> str:
-        return f"{self.name}: {len(self.prompts)} prompts, hash {self.hash[:12]}"
+        return f"{self.name}: {len(self.prompts)} prompts, hash {self.hash}"
 
 
 @dataclass
@@ -57,11 +60,66 @@ class LoadRun:
     previous: dict[str, Any] | None = None
     baseline: dict[str, Any] | None = None
     baseline_name: str | None = None
-    comparisons: dict[str, dict[str, Any]] = field(default_factory=dict)  # "previous" / "baseline" -> compare()
+    comparisons: dict[str, dict[str, Any]] = field(default_factory=dict)  # previous/baseline/reference -> compare()
+
+
+@dataclass
+class SweepRun:
+    """A sweep or a capacity search: its points (each a summary), the result, charts and the previous one."""
+
+    name: str
+    kind: str  # "sweep" or "capacity"
+    result: dict[str, Any]  # sweep.sweep() or sweep.capacity_under_slo()
+    outdir: Path
+    charts: list[Path] = field(default_factory=list)
+    previous: dict[str, Any] | None = None  # the previous comparable sweep document
 
     @property
-    def identity(self) -> dict[str, Any]:
-        return self.summary.get("run", {})
+    def points(self) -> list[dict[str, Any]]:
+        return self.result.get("points", [])
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What stays fixed across the points of a run, a sweep or a capacity search."""
+
+    name: str
+    target: Target
+    dataset: Dataset
+    max_tokens: int
+    cold: bool = True
+    request_fields: dict[str, Any] = field(default_factory=dict)
+    workers: int = 1
+    ray_address: str | None = None
+
+    @property
+    def request_params(self) -> dict[str, Any]:
+        return {"route": self.target.route, "max_tokens": self.max_tokens, "cold": self.cold, **self.request_fields}
+
+    def run(self, profile: Profile) -> RunRecord:
+        """Runs ``profile`` in this process, or sharded over Ray workers."""
+        spec = {"prompts": list(self.dataset.prompts), "route": self.target.route, "max_tokens": self.max_tokens,
+                "cold": self.cold, "extra": dict(self.request_fields)}
+        if self.workers > 1 or self.ray_address:
+            from llamatest.load.distributed import run_distributed  # Ray is imported only when asked for
+
+            run = run_distributed(self.target, profile, spec, workers=self.workers, address=self.ray_address)
+        else:
+            run = run_load_sync(self.target, profile, datasets.body_maker(**spec))
+        run.meta.update({"dataset": self.dataset.name, "dataset_params": self.dataset.params, **self.request_params})
+        return run
+
+    def summarize(self, run: RunRecord, server: dict[str, Any], slo: dict[str, float] | None = None) -> dict:
+        """The summary of ``run`` with its identity block (``summary["run"]``) and configuration key."""
+        summary = metrics.summarize(run, slo=_per_request_slo(slo), cold=self.cold)
+        summary["run"] = results.run_identity(
+            summary, server_build="", model_hash=server["model_hash"], dataset_hash=self.dataset.hash,
+            workers=run.workers or [{"id": 0, "host": "local"}], request_params=self.request_params,
+            profile_name=self.name, name=self.name, server=server,
+            dataset={"name": self.dataset.name, "hash": self.dataset.hash, "count": len(self.dataset.prompts),
+                     **self.dataset.params},
+            profile_text=Profile.from_dict(summary["profile"]).describe())
+        return summary
 
 
 def server_identity(base_url: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
@@ -71,78 +129,134 @@ def server_identity(base_url: str, headers: dict[str, str] | None = None) -> dic
     props = resp.json()
     model_path = str(props.get("model_path", ""))
     return {"build_info": props.get("build_info", ""), "model_path": model_path,
-            "model_hash": file_hash(model_path), "total_slots": props.get("total_slots"),
-            "n_ctx": (props.get("default_generation_settings") or {}).get("n_ctx")}
-
-
-def file_hash(path: str) -> str:
-    """sha256 of a model file, cached beside nothing: the file may be on another machine (then "")."""
-    p = Path(path)
-    if not path or not p.is_file():
-        return ""
-    return _cached_hash(str(p), p.stat().st_mtime_ns, p.stat().st_size)
+            "model_hash": file_hash(model_path), "total_slots": props.get("total_slots")}
 
 
 _HASHES: dict[tuple, str] = {}
 
 
-def _cached_hash(path: str, mtime_ns: int, size: int) -> str:
-    key = (path, mtime_ns, size)
+def file_hash(path: str) -> str:
+    """sha256 of a model file, remembered per (path, mtime, size); "" when the file is not on this machine."""
+    p = Path(path)
+    if not path or not p.is_file():
+        return ""
+    key = (str(p), p.stat().st_mtime_ns, p.stat().st_size)
     if key not in _HASHES:
         digest = hashlib.sha256()
-        with open(path, "rb") as f:
+        with p.open("rb") as f:
             while chunk := f.read(1 << 20):
                 digest.update(chunk)
-        _HASHES[key] = digest.hexdigest()
+        _HASHES[key] = "sha256:" + digest.hexdigest()
     return _HASHES[key]
 
 
-def execute(name: str, target: Target, profile: Profile, dataset: Dataset, *, max_tokens: int, outdir: Path,
-            history_root: Path, baseline: str | None = None, slo: dict[str, float] | None = None,
-            workers: int = 1, ray_address: str | None = None, cold: bool = True,
-            request_fields: dict[str, Any] | None = None, save_history: bool = True) -> LoadRun:
-    """Runs ``profile`` with ``dataset`` against ``target`` and returns everything about it (see module doc)."""
-    server = server_identity(target.base_url, target.headers)
-    body_spec = {"prompts": list(dataset.prompts), "route": target.route, "max_tokens": max_tokens,
-                 "cold": cold, "extra": dict(request_fields or {})}
-    started_at = datetime.now(UTC).isoformat(timespec="seconds")
-    if workers > 1 or ray_address:
-        from llamatest.load.distributed import run_distributed
-
-        run = run_distributed(target, profile, body_spec, workers=workers, address=ray_address)
-    else:
-        run = run_load_sync(target, profile, datasets.body_maker(**body_spec))
-    run.meta.update({"dataset": dataset.name, "dataset_params": dataset.params, "max_tokens": max_tokens,
-                     "cold": cold})
-    summary = metrics.summarize(run, slo=slo, cold=cold)
-    machine = results.machine_fingerprint()
-    request_params = {"route": target.route, "max_tokens": max_tokens, "cold": cold, **(request_fields or {})}
-    identity = {
-        "name": name, "started_at": started_at, "server": server, "machine": machine,
-        "dataset": {"name": dataset.name, "hash": dataset.hash, "count": len(dataset.prompts), **dataset.params},
-        "request_params": request_params, "seed": profile.seed, "client_version": CLIENT_VERSION,
-        "workers": run.workers or [{"id": 0, "host": "local"}],
-        "config_key": results.config_key(summary, server_build="", model_hash=server["model_hash"],
-                                         machine=machine, dataset_hash=dataset.hash,
-                                         client_version=CLIENT_VERSION, request_params=request_params),
-    }
-    summary["run"] = identity
+def execute(plan: Plan, profile: Profile, *, outdir: Path, history_root: Path, baseline: str | None = None,
+            slo: dict[str, float] | None = None, save_history: bool = True) -> LoadRun:
+    """Runs ``profile`` and returns everything about it (see the module documentation)."""
+    server = server_identity(plan.target.base_url, plan.target.headers)
+    run = plan.run(profile)
+    summary = plan.summarize(run, server, slo)
     history = History(history_root)
-    previous = history.previous_comparable(summary)
-    reference = history.baseline(baseline) if baseline else None
-    load_run = LoadRun(name=name, run=run, summary=summary, outdir=outdir, previous=previous, baseline=reference,
-                       baseline_name=baseline)
-    load_run.paths = results.write_run(outdir, run, summary, identity, request_metrics=metrics.request_metrics)
-    if previous is not None:
-        load_run.comparisons["previous"] = _compare.compare(summary, previous)
-    if reference is not None:
-        load_run.comparisons["baseline"] = _compare.compare(summary, reference)
-    load_run.charts = _charts.charts(summary, outdir, previous=previous, baseline=reference,
-                                     requests=run.measured)
+    load_run = LoadRun(name=plan.name, run=run, summary=summary, outdir=outdir,
+                       previous=history.previous_comparable(summary),
+                       baseline=history.baseline(baseline) if baseline else None, baseline_name=baseline)
+    load_run.paths = results.write_run(outdir, run, summary, summary["run"], request_metrics=metrics.request_metrics)
+    if load_run.previous is not None:
+        load_run.comparisons["previous"] = _compare.compare(summary, load_run.previous)
+    if load_run.baseline is not None:
+        load_run.comparisons["baseline"] = _compare.compare(summary, load_run.baseline)
+    load_run.charts = _charts.charts(summary, outdir, previous=load_run.previous, baseline=load_run.baseline,
+                                     requests=run.measured, baseline_name=baseline)
     if save_history:
         history.save(summary)
     return load_run
 
 
-def timestamp() -> str:
-    return time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+def _point_runner(plan: Plan, outdir: Path, slo: dict[str, float] | None):
+    """``run_point(profile) -> summary`` for sweep.py: each point's files go to ``outdir/NN-<kind>``."""
+    server = server_identity(plan.target.base_url, plan.target.headers)
+    count = 0
+
+    def run_point(profile: Profile) -> dict:
+        nonlocal count
+        count += 1
+        run = plan.run(profile)
+        summary = plan.summarize(run, server, slo)
+        results.write_run(outdir / f"{count:02d}-{profile.kind}", run, summary, summary["run"],
+                          request_metrics=metrics.request_metrics)
+        return summary
+
+    return run_point
+
+
+def execute_sweep(plan: Plan, base: Profile, *, outdir: Path, history_root: Path, k: int, spacing: str = "linear",
+                  users: int | None = None) -> SweepRun:
+    """Synchronous, maximum throughput, then ``k`` rates between (see ``sweep.sweep``), drawn over the previous
+    comparable sweep."""
+    result = sweep.sweep(_point_runner(plan, outdir, None), base, k=k, spacing=spacing, users=users)
+    return _finish("sweep", plan, base, result, outdir, history_root, {"k": k, "spacing": spacing, "users": users})
+
+
+def execute_capacity(plan: Plan, base: Profile, slo: dict[str, float], *, outdir: Path, history_root: Path,
+                     lo: float, hi: float, axis: str = "rate", max_iter: int = 5) -> SweepRun:
+    """The highest rate (or number of users) meeting ``slo``, by bisection (see ``sweep.capacity_under_slo``)."""
+    result = sweep.capacity_under_slo(_point_runner(plan, outdir, None), base, slo, lo=lo, hi=hi, axis=axis,
+                                      max_iter=max_iter)
+    return _finish("capacity", plan, base, result, outdir, history_root,
+                   {"slo": slo, "lo": lo, "hi": hi, "axis": axis, "max_iter": max_iter})
+
+
+def _finish(kind: str, plan: Plan, base: Profile, result: dict, outdir: Path, history_root: Path,
+            params: dict[str, Any]) -> SweepRun:
+    """Saves the sweep document, finds the previous comparable one, draws both."""
+    done = [p for p in result["points"] if p.get("summary")]
+    first_run = done[0]["summary"]["run"] if done else {}
+    key_parts = {"kind": kind, "params": params, "base": base.as_dict(), "point_key_parts": {
+        k: v for k, v in (first_run.get("config") or {}).items() if k != "profile"}}
+    key = hashlib.sha256(json.dumps(key_parts, sort_keys=True, default=str).encode()).hexdigest()
+    document = {"kind": kind, "name": plan.name, "config_key": key, "started_at": first_run.get("started_at"),
+                "points": [_light_point(p) for p in result["points"]],
+                **{k: v for k, v in result.items() if k != "points"}}
+    folder = Path(history_root) / SWEEPS / plan.name
+    previous = _latest(folder, key)
+    folder.mkdir(parents=True, exist_ok=True)
+    results.write_json(folder / f"{results.utc_now_iso().replace(':', '')}.json", document)
+    results.write_json(Path(outdir) / f"{kind}.json", document)
+    sweep_run = SweepRun(name=plan.name, kind=kind, result=result, outdir=Path(outdir), previous=previous)
+    curves = {"current": document["points"], "previous": previous["points"] if previous else None}
+    if done:
+        sweep_run.charts = _charts.charts(done[-1]["summary"], outdir, sweep=curves)
+    return sweep_run
+
+
+def _light_point(point: dict[str, Any]) -> dict[str, Any]:
+    """A point without its per-request samples: what a sweep chart and a later comparison need."""
+    summary = point.get("summary")
+    light = {k: v for k, v in point.items() if k != "summary"}
+    if summary:
+        light["summary"] = {k: v for k, v in summary.items() if k not in ("samples", "timeseries")}
+    return light
+
+
+def _latest(folder: Path, key: str) -> dict[str, Any] | None:
+    for path in sorted(folder.glob("*.json"), reverse=True):
+        try:
+            document = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue  # a damaged file must not break a run
+        if document.get("config_key") == key:
+            return document
+    return None
+
+
+def _per_request_slo(slo: dict[str, float] | None) -> dict[str, float] | None:
+    """Goodput needs per-request limits (``ttft_ms``) and SLOs name percentiles (``ttft_p95_ms``): a limit on a
+    latency percentile becomes the same limit per request; run-level limits do not apply per request."""
+    if not slo:
+        return None
+    per_request = {}
+    for key, value in slo.items():
+        name, stat = sweep.parse_slo_key(key)
+        if stat:
+            per_request[name] = float(value)
+    return per_request or None

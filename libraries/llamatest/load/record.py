@@ -20,7 +20,9 @@ TOKEN_KINDS = frozenset({"content", "reasoning", "tool_call"})
 # Error classes (``RequestRecord.error``) and non-error outcomes (``RequestRecord.outcome``).
 ERROR_CLASSES = ("connect_error", "timeout_connect", "timeout_ttft", "timeout_stall", "timeout_total", "http_429",
                  "http_503", "http_4xx", "http_5xx", "sse_error_event", "protocol_error", "truncated_stream",
-                 "empty_output", "dropped")
+                 "empty_output", "dropped", "drain_timeout")
+# "dropped": due while max_in_flight requests were open, never sent. "drain_timeout": still open when the
+# drain after the window ended, and cut by the engine (counted in RunRecord.drain_timed_out).
 OUTCOMES = ("finish_stop", "finish_length", "finish_tool_calls", "finish_other")
 
 
@@ -101,7 +103,10 @@ class RunRecord:
     requests: list[RequestRecord] = field(default_factory=list)
     loop_lag: list[tuple[float, float]] = field(default_factory=list)  # (t, overshoot s) of a 10 ms sleeper
     cpu: list[tuple[float, float]] = field(default_factory=list)  # (t, client process CPU %) samples
-    telemetry: list[dict[str, Any]] = field(default_factory=list)  # {"t": s, gauges/counters...} samples
+    # Server samples, about one a second: {"t": s, "metrics": {"llamacpp:requests_processing": 1.0, ...} or None,
+    # "slots": [{"id", "is_processing", "id_task"}, ...] or None, "errors": [...] only when a scrape failed}.
+    # The last sample is taken after the drain.
+    telemetry: list[dict[str, Any]] = field(default_factory=list)
     in_flight_at_window_end: int = 0
     drain_timed_out: int = 0  # requests still open when drain_timeout ended them
     workers: list[dict[str, Any]] = field(default_factory=list)  # per worker: id, host, pid, clock offset ± bound

@@ -11,6 +11,9 @@ HEADLINE = ("ttft_ms", "ttfo_ms", "tpot_ms", "itl_chunk_ms", "itl_token_ms", "e2
             "client_queue_ms", "max_stall_ms", "n_in", "n_out")
 
 
+SHOWN = ("p50", "p90", "p95", "p99")  # the percentiles the table shows (p99.9 is in summary.json)
+
+
 def fmt(value: Any, digits: int = 1) -> str:
     """A number for a table cell; None (undefined, or too few samples) is a dash."""
     if value is None:
@@ -34,7 +37,7 @@ def metrics_table(summary: dict) -> str:
         dist = summary.get("metrics", {}).get(name)
         if not dist:
             continue
-        missing = "; ".join(f"{k}: {v}" for k, v in (dist.get("missing") or {}).items())
+        missing = "; ".join(f"{k}: {v}" for k, v in (dist.get("missing") or {}).items() if k in SHOWN)
         rows.append([name, dist.get("n"), fmt(dist.get("mean")), _with_ci(dist, "p50"), fmt(dist.get("p90")),
                      _with_ci(dist, "p95"), _with_ci(dist, "p99"), fmt(dist.get("max")), missing])
     return table(["metric", "n", "mean", "p50 [95% CI]", "p90", "p95 [95% CI]", "p99 [95% CI]", "max", "missing"],
@@ -113,3 +116,37 @@ def definitions_table(summary: dict) -> str:
 
 def _without_samples(summary: dict) -> dict:
     return {k: v for k, v in summary.items() if k != "samples"}
+
+
+def _p(summary: dict, metric: str, stat: str) -> Any:
+    return ((summary.get("metrics") or {}).get(metric) or {}).get(stat)
+
+
+def sweep_html(sweep_run: Any) -> str:
+    """The block of a sweep or capacity search (``pipeline.SweepRun``): one row per point, the charts."""
+    rows = []
+    for point in sweep_run.points:
+        s = point.get("summary") or {}
+        tp = s.get("throughput") or {}
+        verdict = "meets SLO" if point.get("meets") else "; ".join(point.get("violations") or [])
+        if "valid" in point:
+            verdict = "valid" if point["valid"] else f"invalid: {point.get('invalid_because') or 'not run'}"
+        rows.append([point.get("kind", sweep_run.result.get("axis", "")), fmt(point.get("load"), 3),
+                     fmt(tp.get("achieved_rate"), 3), fmt(_p(s, "ttft_ms", "p50")), fmt(_p(s, "ttft_ms", "p95")),
+                     fmt(_p(s, "tpot_ms", "p50"), 2), fmt(_p(s, "e2e_ms", "p95")),
+                     fmt((tp.get("window") or {}).get("output_throughput")), fmt(tp.get("error_rate"), 3), verdict])
+    parts = [table(["point", "load", "achieved req/s", "TTFT p50", "TTFT p95", "TPOT p50", "E2E p95",
+                    "output tok/s", "error rate", "state"], rows)]
+    result = sweep_run.result
+    if sweep_run.kind == "capacity":
+        parts.insert(0, labelled(f"capacity under SLO ({result.get('axis')}): {fmt(result.get('capacity'), 3)}",
+                                 escape(f"bracket {result.get('bracket')}, SLO {result.get('slo')}. "
+                                        f"{result.get('note') or ''}")))
+    elif result.get("note"):
+        parts.append(escape(result["note"]))
+    previous = sweep_run.previous
+    parts.append(labelled("previous comparable", escape(f"from {previous.get('started_at')}, drawn dashed"
+                                                        if previous else "none: the charts show this run alone")))
+    parts += [png(Path(p).read_bytes(), Path(p).stem, width=800) for p in sweep_run.charts]
+    return details(f"load {sweep_run.kind} '{sweep_run.name}': {len(sweep_run.points)} points", "".join(parts),
+                   open_=True)

@@ -1,0 +1,112 @@
+"""SSE event -> ``LoadEvent``: what one event of a streamed completion means for timing.
+
+Three routes share the rules: OpenAI chat (``/v1/chat/completions``), OpenAI text (``/v1/completions``)
+and llama-server's native ``/completion`` (no ``[DONE]``; each chunk has a ``tokens`` array with the
+exact token ids it carries, and the last one has ``stop: true`` and the ``timings``).
+
+Only text the model generated makes an event token-bearing (kinds ``content``, ``reasoning``,
+``tool_call`` with characters). A role prelude, ``prompt_progress``, a keep-alive comment, the finish
+chunk, the usage chunk and ``[DONE]`` never do. Nothing but the classification is kept: the raw data is
+dropped as soon as it is parsed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from llamatest.load.record import LoadEvent
+
+# Native stop_type -> the OpenAI finish_reason it corresponds to.
+NATIVE_FINISH = {"eos": "stop", "word": "stop", "limit": "length"}
+FINISH_OUTCOMES = {"stop": "finish_stop", "length": "finish_length", "tool_calls": "finish_tool_calls"}
+
+
+def classify_data(data: str, t: float, coalesced: bool) -> tuple[LoadEvent, bool]:
+    """One SSE ``data`` payload -> (event, final). ``final`` is True for the event that ends the answer:
+    ``[DONE]``, or native ``stop: true``. A payload that is not JSON is kind ``other`` with
+    ``n_chars = -1`` (the engine counts it as a protocol error)."""
+    if data == "[DONE]":
+        return LoadEvent(t, "done", coalesced=coalesced), True
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        return LoadEvent(t, "other", n_chars=-1, coalesced=coalesced), False
+    if not isinstance(obj, dict):
+        return LoadEvent(t, "other", n_chars=-1, coalesced=coalesced), False
+    if "error" in obj:
+        return LoadEvent(t, "error", coalesced=coalesced), False
+    choices = obj.get("choices")
+    if choices is not None:
+        return _openai(obj, choices, t, coalesced), False
+    return _native(obj, t, coalesced)
+
+
+def _openai(obj: dict[str, Any], choices: Any, t: float, coalesced: bool) -> LoadEvent:
+    usage = obj.get("usage")
+    timings = obj.get("timings")
+    usage = usage if isinstance(usage, dict) else None
+    timings = timings if isinstance(timings, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    if choice is None:
+        kind = "usage" if usage is not None or timings is not None else "other"
+        return LoadEvent(t, kind, coalesced=coalesced, usage=usage, timings=timings)
+    finish = choice.get("finish_reason")
+    delta = choice.get("delta")
+    kind, n_chars = "other", 0
+    if isinstance(delta, dict):  # chat
+        content = delta.get("content")
+        reasoning = delta.get("reasoning_content")
+        tools = delta.get("tool_calls")
+        if isinstance(content, str) and content:
+            kind, n_chars = "content", len(content)
+        elif isinstance(reasoning, str) and reasoning:
+            kind, n_chars = "reasoning", len(reasoning)
+        elif isinstance(tools, list) and tools:
+            kind, n_chars = "tool_call", _tool_chars(tools)
+        elif delta.get("role"):
+            kind = "role"
+    else:  # text completion
+        text = choice.get("text")
+        if isinstance(text, str) and text:
+            kind, n_chars = "content", len(text)
+    if kind == "other":
+        if finish:
+            kind = "finish"
+        elif "prompt_progress" in obj:
+            kind = "progress"
+        elif usage is not None:
+            kind = "usage"
+    return LoadEvent(t, kind, n_chars=n_chars, coalesced=coalesced, finish_reason=finish or None, usage=usage,
+                     timings=timings)
+
+
+def _tool_chars(tools: list) -> int:
+    n = 0
+    for call in tools:
+        fn = call.get("function") if isinstance(call, dict) else None
+        if isinstance(fn, dict):
+            n += len(fn.get("name") or "") + len(fn.get("arguments") or "")
+    return n
+
+
+def _native(obj: dict[str, Any], t: float, coalesced: bool) -> tuple[LoadEvent, bool]:
+    timings = obj.get("timings")
+    timings = timings if isinstance(timings, dict) else None
+    stop = obj.get("stop") is True
+    content = obj.get("content")
+    tokens = obj.get("tokens")
+    n_tokens = len(tokens) if isinstance(tokens, list) else None
+    finish = NATIVE_FINISH.get(obj.get("stop_type"), obj.get("stop_type") or "stop") if stop else None
+    if isinstance(content, str) and content:
+        kind, n_chars = "content", len(content)
+    elif stop:
+        kind, n_chars = "finish", 0
+    elif "prompt_progress" in obj:
+        kind, n_chars = "progress", 0
+    else:
+        kind, n_chars = "other", 0
+    if kind != "content" and n_tokens == 0:
+        n_tokens = None
+    return LoadEvent(t, kind, n_chars=n_chars, n_tokens=n_tokens, coalesced=coalesced, finish_reason=finish,
+                     timings=timings), stop

@@ -1,0 +1,258 @@
+"""The same load engine, sharded over Ray workers, with the event logs merged on the driver.
+
+Worker ``i`` of ``n`` is a Ray async actor that runs ``engine.run_load`` unchanged on
+``profile.shard(i, n)``: an open-loop rate is split into ``n`` independent seeded arrival processes,
+closed-loop users are split between the workers. The driver
+
+1. measures each worker's clock offset NTP-style (several round trips; the one with the smallest round
+   trip wins; half of it is the error bound),
+2. sends every worker the same wall-clock start time a little in the future (a barrier: each actor turns it
+   into its own ``perf_counter`` deadline, corrected by its offset),
+3. collects the raw per-request event logs and merges them onto its own time axis: every metric is then
+   computed once, from the union (a percentile of per-worker percentiles is not a percentile of the run).
+
+Without ``address`` a local Ray instance with ``workers`` CPUs is started (and stopped afterwards); with one,
+the workers run on the cluster, whose nodes need this package and its dependencies installed (or a
+``runtime_env`` that ships them). Ray is imported only when a distributed run starts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import time
+from dataclasses import replace
+from typing import Any
+
+from llamatest.load.record import RequestRecord, RunRecord
+
+START_LEAD_S = 1.0  # the barrier: workers start this long after the driver sends the start time
+CLOCK_ROUNDS = 8  # round trips per worker for the clock offset
+ACTOR_READY_TIMEOUT_S = 60.0  # a worker process must answer its first call within this
+RUN_MARGIN_S = 30.0  # added to the profile's own bound before the driver gives up on a worker
+LOCAL_OBJECT_STORE_BYTES = 100 * 1024 * 1024  # the run ships only event logs: keep the local instance small
+
+
+class DistributedError(RuntimeError):
+    """Ray could not start, a worker failed, or a worker did not finish in time."""
+
+
+# ----- what runs inside a worker -----
+class LoadWorker:
+    """The body of the Ray actor (wrapped with ``ray.remote`` at run time, so no import of Ray here)."""
+
+    def __init__(self, worker: int):
+        self.worker = worker
+
+    async def hello(self) -> dict[str, Any]:
+        return {"host": socket.gethostname(), "pid": os.getpid()}
+
+    async def clock(self) -> float:
+        return time.time()
+
+    async def run(self, target, profile, body_for, *, start_wall: float, offset_s: float,
+                  telemetry: bool) -> dict[str, Any]:
+        """Runs the shard from ``start_wall`` (driver's clock; this worker's clock reads ``+ offset_s``)."""
+        from llamatest.load.engine import run_load
+
+        wall, perf = time.time(), time.perf_counter()
+        start_at_perf = perf + (start_wall + offset_s - wall)
+        record = await run_load(target, profile, body_for, telemetry=telemetry, worker=self.worker,
+                                start_at_perf=start_at_perf)
+        record.t0_wall = wall + (record.t0_perf - perf)  # this worker's wall clock at exactly its t0
+        return {"record": record.as_dict(), "late_s": max(0.0, perf - start_at_perf)}
+
+
+class ShardBodies:
+    """``body_for`` of worker ``i`` of ``n``: its local request ``k`` sends the body of global index ``k*n+i``,
+    so no two workers send the same prompt (the prompt cache would serve the second one)."""
+
+    def __init__(self, body_for, worker: int, workers: int):
+        self.body_for, self.worker, self.workers = body_for, worker, workers
+
+    def __call__(self, index: int) -> dict:
+        return self.body_for(index * self.workers + self.worker)
+
+
+# ----- the driver -----
+def run_distributed(target, profile, body_spec, *, workers: int = 2, address: str | None = None,
+                    telemetry: bool = False, runtime_env: dict | None = None) -> RunRecord:
+    """Runs ``profile`` against ``target`` on ``workers`` Ray actors and returns the merged ``RunRecord``.
+
+    ``body_spec`` is what the workers build their bodies from, and must be picklable: the keyword arguments
+    of ``datasets.body_maker`` as a dict (prompts included), or a ``datasets.BodySpec`` (what
+    ``body_maker`` returns), or any other picklable callable ``index -> body``. ``telemetry`` lets worker 0
+    (only: one scraper per server) sample ``/metrics`` and ``/slots``. ``RunRecord.workers`` lists each
+    worker's id, host, pid, clock offset to the driver and its error bound (seconds). Raises
+    ``DistributedError`` when Ray cannot start, a worker fails, or a worker overruns the profile's bound.
+    """
+    from llamatest.load import datasets
+
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an int >= 1; got {workers!r}")
+    body_for = datasets.body_maker(**body_spec) if isinstance(body_spec, dict) else body_spec
+    if not callable(body_for):
+        raise ValueError("body_spec must be body_maker's keyword arguments (a dict), a BodySpec, or a picklable "
+                         f"callable index -> body; got {type(body_spec).__name__}")
+    shards = [profile.shard(i, workers) for i in range(workers)]
+
+    ray, started_here = _start_ray(workers, address, runtime_env)
+    actors = []
+    try:
+        actor_class = ray.remote(num_cpus=1)(LoadWorker)
+        actors = [actor_class.remote(i) for i in range(workers)]
+        hellos = _get(ray, [a.hello.remote() for a in actors], ACTOR_READY_TIMEOUT_S, "start",
+                      hint=f" (each worker needs 1 free CPU in the Ray cluster: {workers} in all)")
+        clocks = [_clock_offset(ray, a) for a in actors]
+        bound = START_LEAD_S + _run_bound_s(target, profile) + RUN_MARGIN_S
+        start_wall = time.time() + START_LEAD_S
+        driver_wall, driver_perf = time.time(), time.perf_counter()
+        refs = [a.run.remote(target, shard, ShardBodies(body_for, i, workers), start_wall=start_wall,
+                             offset_s=clocks[i][0], telemetry=telemetry and i == 0)
+                for i, (a, shard) in enumerate(zip(actors, shards, strict=True))]
+        results = _get(ray, refs, bound, "finish the run")
+    finally:
+        for actor in actors:
+            try:
+                ray.kill(actor)
+            except Exception:
+                pass  # already gone
+        if started_here:
+            ray.shutdown()
+
+    records = [RunRecord.from_dict(r["record"]) for r in results]
+    merged = merge_runs(records, offsets=[c[0] for c in clocks], t0_wall=start_wall,
+                        t0_perf=driver_perf + (start_wall - driver_wall))
+    merged.profile = profile.as_dict()
+    for i, info in enumerate(merged.workers):
+        info.update(host=hellos[i]["host"], pid=hellos[i]["pid"], bound_s=clocks[i][1], late_s=results[i]["late_s"],
+                    seed=[shards[i].seed, i], profile=shards[i].describe())
+    merged.meta.setdefault("distributed", {}).update(
+        engine="ray", ray_version=ray.__version__, workers=workers, address=address or "local",
+        clock_bound_s=max(c[1] for c in clocks))
+    return merged
+
+
+def merge_runs(records: list[RunRecord], *, offsets: list[float], t0_wall: float, t0_perf: float) -> RunRecord:
+    """One run from the workers' runs: times moved onto the driver's axis, requests re-indexed.
+
+    ``records[i].t0_wall`` is worker ``i``'s wall clock at its t0 and ``offsets[i]`` how far that clock is
+    ahead of the driver's; ``t0_wall``/``t0_perf`` are the driver's t0. Requests are renumbered 0..N-1 in
+    order of their (shifted) scheduled times; each keeps its ``worker``. Loop lag, CPU and telemetry samples
+    are merged in time order. Nothing is aggregated: metrics are computed later from the union.
+    """
+    if len(records) != len(offsets):
+        raise ValueError(f"one offset per record: {len(records)} records, {len(offsets)} offsets")
+    if not records:
+        raise ValueError("records must not be empty")
+    requests: list[tuple[float, int, int, RequestRecord]] = []
+    loop_lag: list[tuple[float, float]] = []
+    cpu: list[tuple[float, float]] = []
+    telemetry: list[dict[str, Any]] = []
+    workers: list[dict[str, Any]] = []
+    starts, ends = [], []
+    meta: dict[str, Any] = {}
+    for i, (rec, offset) in enumerate(zip(records, offsets, strict=True)):
+        shift = (rec.t0_wall - offset) - t0_wall  # worker time + shift = driver time
+        for r in rec.requests:
+            moved = _shift_request(r, shift)
+            moved.worker = i
+            requests.append((moved.t_scheduled, i, r.index, moved))
+        loop_lag += [(t + shift, v) for t, v in rec.loop_lag]
+        cpu += [(t + shift, v) for t, v in rec.cpu]
+        telemetry += [{**s, "t": s["t"] + shift, "worker": i} if "t" in s else {**s, "worker": i}
+                      for s in rec.telemetry]
+        starts.append(rec.window[0] + shift)
+        ends.append(rec.window[1] + shift)
+        measured = rec.measured
+        workers.append({"id": i, "offset_s": offset, "start_skew_s": shift, "requests": len(rec.requests),
+                        "measured": len(measured), "succeeded": sum(1 for r in measured if r.ok),
+                        "in_flight_at_window_end": rec.in_flight_at_window_end,
+                        "drain_timed_out": rec.drain_timed_out, "engine": rec.meta.get("engine")})
+        for key, value in rec.meta.items():
+            if key != "engine":  # per worker (run id, peak in flight): kept in workers[i]["engine"]
+                meta.setdefault(key, value)
+    requests.sort(key=lambda item: item[:3])
+    merged_requests = []
+    for index, (*_, r) in enumerate(requests):
+        r.index = index
+        merged_requests.append(r)
+    telemetry.sort(key=lambda s: s.get("t", 0.0))
+    return RunRecord(profile=dict(records[0].profile), target=dict(records[0].target), t0_wall=t0_wall,
+                     t0_perf=t0_perf, window=(min(starts), max(ends)), requests=merged_requests,
+                     loop_lag=sorted(loop_lag), cpu=sorted(cpu), telemetry=telemetry,
+                     in_flight_at_window_end=sum(r.in_flight_at_window_end for r in records),
+                     drain_timed_out=sum(r.drain_timed_out for r in records), workers=workers, meta=meta)
+
+
+def _shift_request(r: RequestRecord, shift: float) -> RequestRecord:
+    def moved(t):
+        return None if t is None else t + shift
+
+    return replace(r, t_scheduled=r.t_scheduled + shift, t_dispatched=moved(r.t_dispatched),
+                   t_headers=moved(r.t_headers), t_done=moved(r.t_done), t_closed=moved(r.t_closed),
+                   events=[replace(e, t=e.t + shift) for e in r.events])
+
+
+def _run_bound_s(target, profile) -> float:
+    """The longest a shard may take: warmup, the window, the drain, and a whole request for warmup requests."""
+    total = float(getattr(target, "timeout_total_s", 300.0))
+    bound = profile.warmup_s + profile.duration_s + profile.drain_timeout_s
+    if profile.warmup_requests:
+        bound += total
+    return bound
+
+
+def _clock_offset(ray, actor) -> tuple[float, float]:
+    """(offset, bound): the worker's clock minus the driver's, from the round trip with the smallest delay."""
+    best: tuple[float, float] | None = None
+    for _ in range(CLOCK_ROUNDS):
+        sent = time.time()
+        remote = _get(ray, actor.clock.remote(), ACTOR_READY_TIMEOUT_S, "read a worker's clock")
+        received = time.time()
+        rtt = received - sent
+        if best is None or rtt < 2 * best[1]:
+            best = (remote - (sent + received) / 2, rtt / 2)
+    assert best is not None
+    return best
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _get(ray, refs, timeout: float, what: str, hint: str = ""):
+    """``ray.get`` with a deadline; Ray's errors become ``DistributedError``."""
+    timeout = max(timeout, 0.1)  # Ray aborts the whole process on a negative timeout
+    try:
+        return ray.get(refs, timeout=timeout)
+    except ray.exceptions.GetTimeoutError:
+        raise DistributedError(f"the Ray workers did not {what} within {timeout:.0f} s{hint}") from None
+    except ray.exceptions.RayError as exc:
+        detail = _ANSI.sub("", str(exc))  # Ray colours the actor's name
+        raise DistributedError(f"a Ray worker failed to {what}{hint}: {detail}") from None
+
+
+def _start_ray(workers: int, address: str | None, runtime_env: dict | None):
+    """(the ray module, whether this call started the instance and must shut it down)."""
+    try:
+        import ray
+    except ImportError:
+        raise DistributedError("distributed runs need Ray: pip install 'ray[default]' into the project's venv") \
+            from None
+    if ray.is_initialized():
+        return ray, False
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
+    if runtime_env:
+        options["runtime_env"] = runtime_env
+    if address is None:
+        options.update(num_cpus=workers, object_store_memory=LOCAL_OBJECT_STORE_BYTES)
+    else:
+        options["address"] = address
+    try:
+        ray.init(**options)
+    except Exception as exc:
+        where = f"connect to the Ray cluster at {address}" if address else "start a local Ray instance"
+        raise DistributedError(f"could not {where}: {type(exc).__name__}: {exc}") from None
+    return ray, True

@@ -1,0 +1,696 @@
+"""The load engine: runs a ``Profile`` against a streaming route and records every request's event log.
+
+Pure asyncio + aiohttp, one event loop. What it does for honest numbers:
+- Open loop: every send time is precomputed (``Profile.schedule``) and slept to as an absolute deadline,
+  so lateness never accumulates; a request due while ``max_in_flight`` requests are open is recorded as
+  dropped (``error="dropped"``, never sent), not skipped.
+- Closed loop: ``users`` coroutines, each sending its next request when the previous one ended (plus think
+  time); never more than ``users`` in flight.
+- Each socket read is timed in the connection protocol's ``data_received``, as soon as the event loop sees
+  it (not when the reading coroutine gets its turn), and split into SSE events (``SSEParser``); events
+  parsed from one read share its time and are marked ``coalesced``. Only the classification is kept,
+  never the raw text, so a long run stays small.
+- The garbage collector's full passes, which grow with the number of records and stall the loop, are kept
+  short by freezing the surviving objects once a second (``gc.freeze``; undone at the end).
+- A new connection per request unless ``Target.keep_alive`` (llama-server closes streamed connections).
+- Per-phase timeouts (connect, first token, stall between events, total) instead of one total timeout,
+  each with its own error class; every wait is bounded, so a run always ends.
+- Watchers: a 10 ms sleeper measures event-loop lag, psutil samples the client's CPU, and (unless turned
+  off) ``/metrics`` and ``/slots`` are scraped about once a second (the engine must be their only scraper:
+  llama-server resets some gauges on every scrape).
+- End: the window closes, requests still open are counted (``in_flight_at_window_end``) and awaited up to
+  ``drain_timeout_s``; those still open after that are ended and recorded as ``drain_timeout``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import gc
+import hashlib
+import json
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+from aiohttp.client_proto import ResponseHandler
+from aiohttp.streams import EMPTY_PAYLOAD
+
+from llamatest.http import prometheus
+from llamatest.load.classify import FINISH_OUTCOMES, classify_data
+from llamatest.load.profiles import Profile
+from llamatest.load.record import TOKEN_KINDS, LoadEvent, RequestRecord, RunRecord
+from llamatest.streaming.sse import SSEComment, SSEParser
+
+OPENAI_ROUTES = ("/v1/chat/completions", "/v1/completions")
+NATIVE_ROUTES = ("/completion", "/completions")
+READ_BUFSIZE = 1 << 20  # aiohttp's 64 KiB default throttles long streams
+LAG_INTERVAL_S = 0.010
+CPU_INTERVAL_S = 1.0
+TELEMETRY_INTERVAL_S = 1.0
+GC_FREEZE_INTERVAL_S = 1.0
+ERROR_BODY_CHARS = 300
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where to send: the server's base URL, the route, and the per-phase timeouts.
+
+    ``headers`` (e.g. ``Authorization``) are sent with every request and never recorded.
+    ``keep_alive`` reuses connections between requests. It is off by default: llama-server closes the
+    connection after a streamed answer while announcing keep-alive, so a request sent at once on the
+    reused connection fails to write; a new connection per request (its connect time is part of TTFB)
+    is also what independent users do.
+    """
+
+    base_url: str
+    route: str = "/v1/chat/completions"
+    headers: dict[str, str] = field(default_factory=dict)
+    timeout_connect_s: float = 10.0
+    timeout_ttft_s: float = 60.0  # dispatch -> first token (headers included)
+    timeout_stall_s: float = 30.0  # after the first token: longest silence (pings do not count as progress)
+    timeout_total_s: float = 300.0
+    keep_alive: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://; got {self.base_url!r}")
+        if not self.route.startswith("/"):
+            raise ValueError(f"route must start with '/'; got {self.route!r}")
+        for name in ("timeout_connect_s", "timeout_ttft_s", "timeout_stall_s", "timeout_total_s"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or value <= 0:
+                raise ValueError(f"{name} must be a number of seconds > 0; got {value!r}")
+
+    @property
+    def url(self) -> str:
+        return self.base_url.rstrip("/") + self.route
+
+    @property
+    def openai(self) -> bool:
+        return self.route in OPENAI_ROUTES or self.route.startswith("/v1/")
+
+    def as_dict(self) -> dict[str, Any]:
+        """What the run record keeps: no header values (they may hold an API key)."""
+        return {"base_url": self.base_url, "route": self.route, "header_names": sorted(self.headers),
+                "timeout_connect_s": self.timeout_connect_s, "timeout_ttft_s": self.timeout_ttft_s,
+                "timeout_stall_s": self.timeout_stall_s, "timeout_total_s": self.timeout_total_s,
+                "keep_alive": self.keep_alive}
+
+
+def prepare_body(body: dict[str, Any], openai: bool) -> dict[str, Any]:
+    """The request body as sent: ``stream: true``; OpenAI routes also ask for the usage chunk."""
+    out = dict(body)
+    out["stream"] = True
+    if openai:
+        options = dict(out.get("stream_options") or {})
+        options.setdefault("include_usage", True)
+        out["stream_options"] = options
+    return out
+
+
+def _prompt_hash(body: dict[str, Any]) -> str:
+    prompt = body.get("messages", body.get("prompt"))
+    if prompt is None:
+        return ""
+    text = prompt if isinstance(prompt, str) else json.dumps(prompt, sort_keys=True, ensure_ascii=False)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+def _n_requested(body: dict[str, Any]) -> int | None:
+    for key in ("max_completion_tokens", "max_tokens", "n_predict"):
+        value = body.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return None
+
+
+class _Stream:
+    """One response body turned into ``LoadEvent``s as its bytes arrive: ``feed(bytes, t)`` per socket read."""
+
+    __slots__ = ("rec", "parser", "first_token", "final", "finish", "on_progress", "t_eof", "t0")
+
+    def __init__(self, rec: RequestRecord, t0: float, on_progress: Callable[[], None]) -> None:
+        self.rec = rec
+        self.t0 = t0
+        self.parser = SSEParser()
+        self.first_token = False
+        self.final = False
+        self.finish: str | None = None
+        self.on_progress = on_progress  # called after events that show the answer is moving
+        self.t_eof: float | None = None
+
+    def feed(self, chunk: bytes, t: float) -> None:
+        """The bytes of one socket read, arrived at ``t`` (seconds from t0). Never raises."""
+        try:
+            self._feed(chunk, t)
+        except Exception as exc:  # e.g. RecursionError from absurdly nested JSON
+            self._fail(f"client failed to read an event: {exc!r}"[:ERROR_BODY_CHARS])
+
+    def _feed(self, chunk: bytes, t: float) -> None:
+        rec = self.rec
+        items = self.parser.feed(chunk, t)
+        if not items:
+            return
+        events = rec.events
+        coalesced = False
+        progressed = False
+        for item in items:
+            if isinstance(item, SSEComment):
+                events.append(LoadEvent(t, "ping", coalesced=coalesced))
+                coalesced = True
+                continue
+            ev, is_final = classify_data(item.data, t, coalesced)
+            coalesced = True
+            events.append(ev)
+            progressed = True
+            kind = ev.kind
+            if kind in TOKEN_KINDS and ev.n_chars > 0:
+                self.first_token = True
+            elif kind == "error":
+                if rec.error is None:
+                    rec.error = "sse_error_event"
+                    rec.error_detail = item.data[:ERROR_BODY_CHARS]
+            elif kind == "other" and ev.n_chars == -1:
+                ev.n_chars = 0
+                self._fail(f"event data is not a JSON object: {item.data[:200]!r}")
+            if ev.finish_reason:
+                self.finish = ev.finish_reason
+            if is_final and not self.final:
+                self.final = True
+                rec.t_done = t
+        if progressed and (self.first_token or self.final):
+            self.on_progress()
+
+    def _fail(self, detail: str) -> None:
+        if self.rec.error is None:
+            self.rec.error = "protocol_error"
+            self.rec.error_detail = detail[:ERROR_BODY_CHARS]
+
+
+class _StampedHandler(ResponseHandler):
+    """aiohttp's connection protocol, taking each socket read as soon as the event loop sees it.
+
+    A coroutine reading the body gets its turn only after every other callback that became ready in the
+    same loop iteration (with 1000 streams written at once, tens of milliseconds later), and every wake-up
+    costs a task step. So reads are handled here, in ``data_received``, stamped on arrival:
+    - before the engine claims a response (its headers are being read), ``rx_sink[payload]`` collects
+      ``(t, total_bytes, eof)`` per read, the first being the read that completed the headers;
+    - once claimed (``rx_sink[payload]`` is a ``_Stream``), each read's bytes are taken from the payload
+      and parsed here, and the engine only waits for the end of the body.
+    """
+
+    def __init__(self, *args: Any, rx_sink: dict, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._rx_sink = rx_sink
+        self._current = None  # body of the response being received; kept when aiohttp lets go of it
+
+    def feed_data(self, data: Any, size: int = 0) -> None:
+        # aiohttp hands each parsed response (message, payload) to its reader through here
+        self._current = data[1]
+        super().feed_data(data, size)
+
+    def data_received(self, data: bytes) -> None:
+        t = time.perf_counter()
+        super().data_received(data)
+        payload = self._current
+        if payload is None or payload is EMPTY_PAYLOAD or not data:
+            return
+        entry = self._rx_sink.get(payload)
+        if entry.__class__ is _Stream:
+            try:
+                if payload.exception() is None:
+                    chunk = payload.read_nowait(-1)
+                    if chunk:
+                        entry.feed(chunk, t - entry.t0)
+            except Exception as exc:  # never break aiohttp's connection handling; the request records it
+                entry._fail(f"client failed on a read: {exc!r}"[:ERROR_BODY_CHARS])
+            if payload.is_eof() and entry.t_eof is None:
+                entry.t_eof = t - entry.t0
+        elif entry is None:
+            self._rx_sink[payload] = [(t, payload.total_bytes, payload.is_eof())]
+        else:
+            entry.append((t, payload.total_bytes, payload.is_eof()))
+
+
+def _stamp_reads(connector: aiohttp.TCPConnector, sink: dict) -> bool:
+    """Makes ``connector`` create ``_StampedHandler`` protocols; False (reads timed when the reader wakes)
+    when this aiohttp builds its protocols some other way."""
+    factory = getattr(connector, "_factory", None)
+    if not (isinstance(factory, functools.partial) and factory.func is ResponseHandler):
+        return False
+    connector._factory = functools.partial(_StampedHandler, *factory.args, rx_sink=sink, **factory.keywords)
+    return True
+
+
+class _Run:
+    """State of one run (one worker's share)."""
+
+    def __init__(self, target: Target, profile: Profile, body_for: Callable[[int], dict], worker: int,
+                 t0_perf: float) -> None:
+        self.target = target
+        self.profile = profile
+        self.body_for = body_for
+        self.worker = worker
+        self.t0 = t0_perf
+        self.run_id = uuid.uuid4().hex[:8]
+        self.records: list[RequestRecord] = []
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self.url = target.url
+        self.openai = target.openai
+        self.headers = {"Content-Type": "application/json", **target.headers}
+        self.session: aiohttp.ClientSession | None = None
+        self.rx: dict = {}  # response payload -> [(t, total_bytes, eof)] or its _Stream (see _StampedHandler)
+
+    def now(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def new_record(self, index: int, t_scheduled: float, phase: str) -> RequestRecord:
+        rec = RequestRecord(index=index, t_scheduled=t_scheduled, phase=phase, worker=self.worker,
+                            route=self.target.route, request_id=f"{self.run_id}-{self.worker}-{index}")
+        self.records.append(rec)
+        return rec
+
+    # ----- one request -----
+
+    async def send(self, rec: RequestRecord) -> None:
+        """Sends one request and records its whole life. Never raises (except cancellation, after
+        recording why)."""
+        self.in_flight += 1
+        if self.in_flight > self.peak_in_flight:
+            self.peak_in_flight = self.in_flight
+        try:
+            await self._send(rec)
+        finally:
+            self.in_flight -= 1
+
+    async def _send(self, rec: RequestRecord) -> None:
+        target = self.target
+        try:
+            body = prepare_body(self.body_for(rec.index), self.openai)
+            rec.prompt_hash = _prompt_hash(body)
+            rec.n_requested = _n_requested(body)
+            seed = body.get("seed")
+            rec.seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+            data = json.dumps(body).encode()
+        except Exception as exc:  # a broken body maker must not sink the run
+            rec.error, rec.error_detail = "protocol_error", f"body_for({rec.index}) failed: {exc!r}"[:300]
+            return
+        headers = dict(self.headers)
+        headers["x-request-id"] = rec.request_id
+        loop = asyncio.get_running_loop()
+        perf = time.perf_counter
+        t0 = self.t0
+        rec.t_dispatched = perf() - t0
+        start = loop.time()
+        total_deadline = start + target.timeout_total_s
+        state = {"phase": "timeout_ttft"}
+
+        def deadline(phase_deadline: float, phase: str) -> float:
+            if phase_deadline < total_deadline:
+                state["phase"] = phase
+                return phase_deadline
+            state["phase"] = "timeout_total"
+            return total_deadline
+
+        payload = None
+        stream: _Stream | None = None
+        try:
+            async with asyncio.timeout_at(deadline(start + target.timeout_ttft_s, "timeout_ttft")) as cm:
+                async with self.session.post(self.url, data=data, headers=headers) as resp:
+                    rec.t_headers = perf() - t0
+                    payload = resp.content
+                    rx = self.rx.get(payload)  # None when reads are not stamped
+                    if rx:
+                        rec.t_headers = rx[0][0] - t0
+                    rec.status = resp.status
+                    if resp.status != 200:
+                        text = await resp.content.read(4096)
+                        rec.error = _http_error(resp.status)
+                        rec.error_detail = text.decode("utf-8", "replace")[:ERROR_BODY_CHARS]
+                        rec.t_closed = perf() - t0
+                        return
+                    media = resp.content_type
+                    if media != "text/event-stream":
+                        text = await resp.content.read(4096)
+                        rec.error = "protocol_error"
+                        rec.error_detail = (f"expected text/event-stream, got {media}: "
+                                            + text.decode("utf-8", "replace"))[:ERROR_BODY_CHARS]
+                        rec.t_closed = perf() - t0
+                        return
+                    stall = target.timeout_stall_s
+
+                    def moving() -> None:
+                        if not cm.expired():  # (a read may still come in while a timeout unwinds)
+                            cm.reschedule(deadline(loop.time() + stall, "timeout_stall"))
+
+                    stream = _Stream(rec, t0, moving)
+                    if rx is not None:  # stamped reads: take what came so far, then let the protocol feed us
+                        buffered = payload.read_nowait(-1) if payload.exception() is None else b""
+                        pos = 0
+                        for t_read, total, eof in rx:
+                            if total > pos:
+                                stream.feed(buffered[pos:total], t_read - t0)
+                                pos = total
+                            if eof and stream.t_eof is None:
+                                stream.t_eof = t_read - t0
+                        if pos < len(buffered):  # cannot happen: every read is stamped; be safe
+                            stream.feed(buffered[pos:], perf() - t0)
+                        self.rx[payload] = stream
+                        if not payload.is_eof():
+                            await payload.wait_eof()
+                        rec.t_closed = stream.t_eof if stream.t_eof is not None else perf() - t0
+                    else:  # reads timed when this coroutine wakes
+                        read = payload.readany
+                        while chunk := await read():
+                            stream.feed(chunk, perf() - t0)
+                        rec.t_closed = perf() - t0
+                    stream.parser.close(rec.t_closed)
+        except TimeoutError as exc:
+            if isinstance(exc, aiohttp.ServerTimeoutError):  # aiohttp's own: only sock_connect is set
+                rec.error = "timeout_connect"
+            else:
+                rec.error = state["phase"]
+            rec.error_detail = f"{rec.error} after {loop.time() - start:.3f} s ({len(rec.events)} events)"
+            return
+        except aiohttp.ClientConnectorError as exc:
+            rec.error, rec.error_detail = "connect_error", str(exc)[:ERROR_BODY_CHARS]
+            return
+        except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError,
+                ConnectionError) as exc:
+            if rec.t_headers is None:
+                rec.error = "connect_error"
+            else:
+                rec.error = "truncated_stream"
+            rec.error_detail = f"{type(exc).__name__}: {exc}"[:ERROR_BODY_CHARS]
+            rec.t_closed = perf() - t0
+            return
+        except aiohttp.ClientError as exc:
+            rec.error, rec.error_detail = "protocol_error", f"{type(exc).__name__}: {exc}"[:ERROR_BODY_CHARS]
+            return
+        except Exception as exc:  # one odd request must not end the run unrecorded
+            rec.error = "protocol_error"
+            rec.error_detail = f"unexpected client error {type(exc).__name__}: {exc}"[:ERROR_BODY_CHARS]
+            return
+        except asyncio.CancelledError:
+            if rec.error is None:
+                rec.error = "drain_timeout"
+                rec.error_detail = "still open when the drain timeout ended the run"
+            raise
+        finally:
+            if payload is not None:
+                self.rx.pop(payload, None)
+        if rec.error is not None or stream is None:
+            return
+        if not stream.final and stream.finish is None:
+            rec.error = "truncated_stream"
+            rec.error_detail = "the stream ended without a finish reason or a final event"
+        elif not stream.first_token:
+            rec.error = "empty_output"
+            rec.error_detail = "no token-bearing event"
+        else:
+            rec.outcome = FINISH_OUTCOMES.get(stream.finish or "", "finish_other")
+
+
+def _http_error(status: int) -> str:
+    if status == 429:
+        return "http_429"
+    if status == 503:
+        return "http_503"
+    if 400 <= status < 500:
+        return "http_4xx"
+    if status >= 500:
+        return "http_5xx"
+    return "protocol_error"
+
+
+# ----- watchers -----
+
+async def _lag_monitor(run: _Run, out: list[tuple[float, float]]) -> None:
+    perf = time.perf_counter
+    while True:
+        expected = perf() + LAG_INTERVAL_S
+        await asyncio.sleep(LAG_INTERVAL_S)
+        t = perf()
+        out.append((t - run.t0, max(0.0, t - expected)))
+
+
+async def _cpu_monitor(run: _Run, out: list[tuple[float, float]]) -> None:
+    try:
+        import psutil
+    except ImportError:  # pragma: no cover - psutil is a dependency; without it there are no samples
+        return
+    proc = psutil.Process()
+    proc.cpu_percent(None)
+    while True:
+        await asyncio.sleep(CPU_INTERVAL_S)
+        out.append((run.now(), proc.cpu_percent(None)))
+
+
+async def _gc_freezer() -> None:
+    """Moves the objects that survived the last second (mostly request records) out of the garbage
+    collector's reach. A full collection scans every tracked object; with a growing record list it paused
+    the loop for 24 ms after 10 s at 300 requests/s (and longer later), and every event arriving during a
+    pause is stamped late. Young garbage is still collected as usual; ``run_load`` unfreezes at the end."""
+    while True:
+        await asyncio.sleep(GC_FREEZE_INTERVAL_S)
+        gc.freeze()
+
+
+async def scrape(session: aiohttp.ClientSession, target: Target, t: float, want: dict[str, bool]) -> dict:
+    """One telemetry sample: ``{"t", "metrics": {series: value} | None, "slots": [...] | None}`` plus
+    ``"errors"`` when a scrape failed. An endpoint that answers 501/404 (not enabled) is not asked again."""
+    sample: dict[str, Any] = {"t": t, "metrics": None, "slots": None}
+    errors = []
+    timeout = aiohttp.ClientTimeout(total=2.0)
+    base = target.base_url.rstrip("/")
+    if want.get("metrics", True):
+        try:
+            async with session.get(base + "/metrics", headers=target.headers, timeout=timeout) as resp:
+                text = await resp.text()
+                if resp.status == 200:
+                    sample["metrics"] = prometheus.sample_values(text)
+                else:
+                    errors.append(f"/metrics {resp.status}")
+                    if resp.status in (404, 501):
+                        want["metrics"] = False
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            errors.append(f"/metrics {type(exc).__name__}")
+    if want.get("slots", True):
+        try:
+            async with session.get(base + "/slots", headers=target.headers, timeout=timeout) as resp:
+                body = await resp.read()
+                if resp.status == 200:
+                    slots = json.loads(body)
+                    sample["slots"] = [{"id": s.get("id"), "is_processing": s.get("is_processing"),
+                                        "id_task": s.get("id_task")} for s in slots if isinstance(s, dict)]
+                else:
+                    errors.append(f"/slots {resp.status}")
+                    if resp.status in (404, 501):
+                        want["slots"] = False
+        except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
+            errors.append(f"/slots {type(exc).__name__}")
+    if errors:
+        sample["errors"] = errors
+    return sample
+
+
+async def _telemetry(run: _Run, out: list[dict], session: aiohttp.ClientSession) -> None:
+    want: dict[str, bool] = {}
+    next_t = time.perf_counter()
+    while want.get("metrics", True) or want.get("slots", True):
+        out.append(await scrape(session, run.target, run.now(), want))
+        next_t += TELEMETRY_INTERVAL_S
+        await asyncio.sleep(max(0.0, next_t - time.perf_counter()))
+
+
+# ----- profiles -----
+
+async def _sleep_until(t0: float, offset: float) -> None:
+    delay = t0 + offset - time.perf_counter()
+    if delay > 0:
+        await asyncio.sleep(delay)
+
+
+async def _warmup(run: _Run, n: int) -> None:
+    t = run.now()
+    recs = [run.new_record(i, t, "warmup") for i in range(n)]
+    await asyncio.gather(*(run.send(r) for r in recs))
+
+
+async def _open_loop(run: _Run, base: float, first_index: int) -> tuple[float, float, list[asyncio.Task]]:
+    profile = run.profile
+    offsets = profile.schedule()
+    w_start, w_end = profile.window()
+    cap = profile.max_in_flight
+    tasks: set[asyncio.Task] = set()
+    all_tasks: list[asyncio.Task] = []
+    t0 = run.t0
+    warm = profile.warmup_s
+    for k, off in enumerate(offsets):
+        t_sched = base + off
+        await _sleep_until(t0, t_sched)
+        rec = run.new_record(first_index + k, t_sched, "warmup" if off < warm else "measure")
+        if cap is not None and run.in_flight >= cap:
+            rec.error = "dropped"
+            rec.error_detail = f"{run.in_flight} requests in flight (max_in_flight {cap})"
+            continue
+        task = asyncio.create_task(run.send(rec))
+        tasks.add(task)
+        all_tasks.append(task)
+        task.add_done_callback(tasks.discard)
+    await _sleep_until(t0, base + w_end)
+    return base + w_start, base + w_end, list(tasks)
+
+
+async def _closed_loop(run: _Run, base: float, first_index: int) -> tuple[float, float, list[asyncio.Task]]:
+    profile = run.profile
+    users = 1 if profile.kind == "synchronous" else profile.users
+    warm_end = base + profile.warmup_s
+    end = warm_end + profile.duration_s
+    counter = {"next": first_index, "measured": 0}
+    limit = profile.max_requests
+    think = profile.think_time_s
+    stopped = asyncio.Event()
+    t_stop = {"t": None}
+
+    async def user() -> None:
+        while True:
+            t = run.now()
+            if t >= end or (limit is not None and counter["measured"] >= limit):
+                return
+            phase = "warmup" if t < warm_end else "measure"
+            if phase == "measure":
+                counter["measured"] += 1
+            rec = run.new_record(counter["next"], t, phase)
+            counter["next"] += 1
+            await run.send(rec)
+            if think > 0:
+                remaining = end - run.now()
+                if remaining <= 0:
+                    return
+                await asyncio.sleep(min(think, remaining))
+
+    tasks = [asyncio.create_task(user()) for _ in range(users)]
+
+    finished = {"n": 0}
+
+    def one_done(_: asyncio.Task) -> None:
+        finished["n"] += 1
+        if finished["n"] == len(tasks) and t_stop["t"] is None:
+            t_stop["t"] = run.now()
+            stopped.set()
+
+    for task in tasks:
+        task.add_done_callback(one_done)
+    remaining = end - run.now()
+    if remaining > 0:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stopped.wait(), remaining)
+    w_end = t_stop["t"] if t_stop["t"] is not None and t_stop["t"] < end else end
+    return warm_end, w_end, [t for t in tasks if not t.done()]
+
+
+# ----- the run -----
+
+async def run_load(target: Target, profile: Profile, body_for: Callable[[int], dict], *, telemetry: bool = True,
+                   worker: int = 0, start_at_perf: float | None = None) -> RunRecord:
+    """Runs ``profile`` against ``target`` and returns the run's record.
+
+    ``body_for(index)`` makes the body of request ``index`` (warmup requests first); the engine adds
+    ``stream: true`` (and ``stream_options.include_usage`` on OpenAI routes) and an ``x-request-id``.
+    ``start_at_perf`` (a ``time.perf_counter()`` value) delays t0 to that instant, so that several
+    workers start together. ``telemetry=False`` skips the ``/metrics`` and ``/slots`` scrapes.
+    """
+    gc.collect()  # before t0: start clean, then keep full collections short (see _gc_freezer)
+    gc.freeze()
+    try:
+        return await _run_load(target, profile, body_for, telemetry=telemetry, worker=worker,
+                               start_at_perf=start_at_perf)
+    finally:
+        gc.unfreeze()
+
+
+async def _run_load(target: Target, profile: Profile, body_for: Callable[[int], dict], *, telemetry: bool,
+                    worker: int, start_at_perf: float | None) -> RunRecord:
+    # Everything slow to set up (sessions, SSL contexts) is made before t0, so the first sends are on time.
+    rx: dict = {}
+    limit = profile.max_in_flight or 0  # 0: no connector cap (the profile's cap is enforced by the engine)
+    connector = aiohttp.TCPConnector(limit=limit, limit_per_host=0, ttl_dns_cache=None,
+                                     force_close=not target.keep_alive)
+    stamped = _stamp_reads(connector, rx)
+    timeout = aiohttp.ClientTimeout(total=None, connect=None, sock_connect=target.timeout_connect_s, sock_read=None)
+    session = aiohttp.ClientSession(connector=connector, timeout=timeout, read_bufsize=READ_BUFSIZE,
+                                    auto_decompress=False, skip_auto_headers=("User-Agent",))
+    scraper = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=2)) if telemetry else None
+    try:
+        if start_at_perf is not None:
+            delay = start_at_perf - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+        t0_perf = time.perf_counter() if start_at_perf is None else start_at_perf
+        t0_wall = time.time() - (time.perf_counter() - t0_perf)
+        run = _Run(target, profile, body_for, worker, t0_perf)
+        run.rx = rx
+        run.session = session
+        record = RunRecord(profile=profile.as_dict(), target=target.as_dict(), t0_wall=t0_wall, t0_perf=t0_perf)
+        watchers = [asyncio.create_task(_lag_monitor(run, record.loop_lag)),
+                    asyncio.create_task(_cpu_monitor(run, record.cpu)),
+                    asyncio.create_task(_gc_freezer())]
+        if scraper is not None:
+            watchers.append(asyncio.create_task(_telemetry(run, record.telemetry, scraper)))
+        try:
+            if profile.warmup_requests:
+                await _warmup(run, profile.warmup_requests)
+            base = run.now()
+            loop_fn = _open_loop if profile.open_loop else _closed_loop
+            w_start, w_end, pending = await loop_fn(run, base, profile.warmup_requests)
+            record.window = (w_start, w_end)
+            record.in_flight_at_window_end = run.in_flight
+            if pending:
+                _, still = await asyncio.wait(pending, timeout=profile.drain_timeout_s)
+                for task in still:
+                    task.cancel()
+                await asyncio.gather(*still, return_exceptions=True)
+                record.drain_timed_out = sum(1 for r in run.records if r.error == "drain_timeout")
+            if scraper is not None:
+                watchers[-1].cancel()
+                record.telemetry.append(await scrape(scraper, target, run.now(), {}))
+        finally:
+            for task in watchers:
+                task.cancel()
+            await asyncio.gather(*watchers, return_exceptions=True)
+    finally:
+        await session.close()
+        if scraper is not None:
+            await scraper.close()
+    run.rx.clear()
+    record.requests = sorted(run.records, key=lambda r: r.index)
+    record.workers = [{"id": worker, "host": socket.gethostname(), "pid": os.getpid(), "t0_wall": t0_wall,
+                       "t0_perf": t0_perf}]
+    record.meta = {"engine": {"run_id": run.run_id, "read_bufsize": READ_BUFSIZE, "aiohttp": aiohttp.__version__,
+                              "peak_in_flight": run.peak_in_flight, "profile": profile.describe(),
+                              "read_times": "socket read" if stamped else "reader wake-up"}}
+    return record
+
+
+def run_load_sync(target: Target, profile: Profile, body_for: Callable[[int], dict], *, telemetry: bool = True,
+                  worker: int = 0, start_at_perf: float | None = None) -> RunRecord:
+    """``run_load`` in a fresh event loop (for callers that are not async, such as a Robot keyword)."""
+    box: list[RunRecord] = []
+
+    async def main() -> None:
+        # Returned through a box, not as the coroutine's result: on Python 3.11, asyncio.run formats the
+        # main task (result included) when it restores the SIGINT handler, and repr() of a big run takes seconds.
+        box.append(await run_load(target, profile, body_for, telemetry=telemetry, worker=worker,
+                                  start_at_perf=start_at_perf))
+
+    asyncio.run(main())
+    return box[0]
