@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.api.types import Secret
 
 from LlamaServerLibrary import server_base_url
-from llamatest.http import checks
+from llamatest.http import checks, keepalive
 from llamatest.http.jsonpath import lookup
 from llamatest.http.response import as_response, json_of
 from llamatest.http.session import open_session
@@ -52,6 +53,13 @@ class HttpApiLibrary:
 
     Paths are dotted, with list indices as numbers: ``data.0.meta.n_ctx_train``.
     An empty path means the whole document.
+
+    = Connection reuse =
+
+    `Send Two Requests On One Connection` sends a request and, as soon as its answer is complete, a
+    second one on the same TCP connection (a raw socket: no client that reconnects by itself). Its
+    result has ``first`` and ``second`` (responses the keywords above take; ``second`` is ``None``
+    when the server did not answer) and ``error`` (why not).
 
     = Example =
 
@@ -142,3 +150,26 @@ class HttpApiLibrary:
         ``application/json; charset=utf-8`` passes for ``application/json``; ``application/jsonx`` does not.
         """
         checks.media_type_should_be(as_response(resp), expected)
+
+    @keyword("Send Two Requests On One Connection")
+    def send_two_requests_on_one_connection(self, path: str, body=None, method: str = "POST", then: str = "/health",
+                                            expected_status: int = 200, server: str = "suite",
+                                            timeout: float = 10.0):
+        """Sends ``method path`` with ``body`` (a dict is sent as JSON), then ``GET then`` on the same connection.
+
+        Fails when the first answer does not arrive whole within ``timeout`` or its status is not
+        ``expected_status``; what became of the second request is checked with `Second Request Should Be Answered`.
+        """
+        reuse = keepalive.two_requests(server_base_url(server), (method, path, body), ("GET", then, None),
+                                       timeout=timeout)
+        logger.info(keepalive.reuse_html(reuse), html=True)
+        if reuse.first.status != int(expected_status):
+            raise AssertionError(f"{reuse.first.where} answered {reuse.first.status}, expected {int(expected_status)}")
+        return reuse
+
+    @keyword("Second Request Should Be Answered")
+    def second_request_should_be_answered(self, reuse, status: int = 200, unless_announced: bool = False) -> None:
+        """Fails unless the request sent after the first answer, on the same connection, got an answer with
+        ``status``. The message says what the first answer's headers promised and when the server closed.
+        ``unless_announced=${True}`` also accepts no answer when the first answer said ``Connection: close``."""
+        keepalive.second_request_should_be_answered(reuse, status, unless_announced)

@@ -11,10 +11,20 @@ from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
 from LlamaServerLibrary import server_base_url as _base_url
 from llamatest import settings
 from llamatest.load import datasets, sweep
+from llamatest.load.compare import VERDICTS
 from llamatest.load.compare import compare as _compare
 from llamatest.load.engine import Target
 from llamatest.load.history import History
-from llamatest.load.pipeline import Dataset, LoadRun, Plan, SweepRun, execute, execute_capacity, execute_sweep
+from llamatest.load.pipeline import (
+    Dataset,
+    LoadRun,
+    Plan,
+    SweepRun,
+    baseline_key,
+    execute,
+    execute_capacity,
+    execute_sweep,
+)
 from llamatest.load.profiles import Profile
 from llamatest.report.load import comparison_table, load_run_html, sweep_html
 
@@ -140,10 +150,11 @@ class LoadLibrary:
                          duration: float = 10.0, max_requests: int | None = None, warmup: float = 0.0,
                          warmup_requests: int = 0, think_time: float = 0.0, drain_timeout: float = 30.0,
                          max_in_flight: int | None = None, seed: int = 0, baseline: str | None = None,
-                         history: bool = True, **options) -> LoadRun:
+                         save_baseline: str | None = None, history: bool = True, **options) -> LoadRun:
         """Runs one profile (see `Profiles`) with ``dataset`` and returns the run for the assertions.
 
-        ``baseline`` names a saved baseline to compare with (`Save Load Baseline`); ``history=False`` keeps
+        ``baseline`` names a saved baseline to compare with; ``save_baseline`` saves this run as one (as
+        `Save Load Baseline` does; None saves nothing, so a suite can take it from ``-v``); ``history=False`` keeps
         the run out of the history (a deliberately changed server must not become the next run's
         "previous"). ``duration``, ``warmup``, ``think_time`` and ``drain_timeout`` are seconds. For
         ``options`` (name, route, max_tokens, workers, timeouts, request fields) see `Run options`.
@@ -156,6 +167,8 @@ class LoadLibrary:
         load_run = execute(plan, profile, outdir=_results() / "load" / plan.name,
                            history_root=_results() / HISTORY_DIR, baseline=baseline, save_history=history)
         logger.info(load_run_html(load_run), html=True)
+        if save_baseline:
+            self.save_load_baseline(load_run, save_baseline)
         return load_run
 
     @keyword("Run Load Sweep")
@@ -167,7 +180,7 @@ class LoadLibrary:
         oversaturated point. The log draws latency and throughput against the load, over the previous
         comparable sweep. ``options`` as for `Run Load Profile` (see `Run options`).
         """
-        base = Profile(kind="synchronous", users=users, arrival=arrival, duration_s=duration,
+        base = Profile(kind="synchronous", arrival=arrival, duration_s=duration,
                        warmup_requests=warmup_requests, max_in_flight=max_in_flight, seed=seed)
         plan = _plan(dataset, **options)
         sweep_run = execute_sweep(plan, base, outdir=_results() / "load" / plan.name,
@@ -219,7 +232,7 @@ class LoadLibrary:
         """Every limit holds, e.g. ``ttft_p95_ms=${500}    tpot_p50_ms=${50}    error_rate_max=${0.01}``.
 
         A limit on a missing value (too few samples for p99, no successful request) fails and says why."""
-        violations = sweep.slo_check(load_run.summary, **{k: float(v) for k, v in limits.items()})
+        violations = sweep.slo_check(load_run.summary, **limits)  # it converts the values and names bad ones
         if violations:
             raise AssertionError(f"load run '{load_run.name}' misses its SLO: " + "; ".join(violations))
         logger.info(f"SLO met: {', '.join(f'{k}={v}' for k, v in limits.items())}")
@@ -271,12 +284,17 @@ class LoadLibrary:
         """The overall verdict against ``previous`` (the last comparable run), ``baseline`` or ``reference``
         (`Compare Load Results`) is one of
         ``verdicts`` (``improved``, ``unchanged``, ``regressed``, ``inconclusive``, ``incomparable``)."""
+        unknown = [v for v in verdicts if v not in VERDICTS]
+        if unknown or not verdicts:
+            raise ValueError(f"expected verdict(s) {', '.join(unknown) or '(none given)'}: name one or more of "
+                             f"{', '.join(VERDICTS)}")
         cmp = load_run.comparisons.get(against)
         if cmp is None:
             raise AssertionError(f"load run '{load_run.name}' has no {against} run to compare with")
         if cmp["verdict"] not in verdicts:
             worst = [f"{n}: {m['verdict']}" for n, m in cmp["metrics"].items() if m["verdict"] not in verdicts]
-            raise AssertionError(f"verdict against {against} is {cmp['verdict']}, expected "
+            why = f" ({cmp['note']})" if cmp.get("note") else ""
+            raise AssertionError(f"verdict against {against} is {cmp['verdict']}{why}, expected "
                                  f"{' or '.join(verdicts)}: {', '.join(worst)}")
 
     @keyword("Sweep Throughput Should Grow With The Load")
@@ -322,8 +340,9 @@ class LoadLibrary:
 
     @keyword("Save Load Baseline")
     def save_load_baseline(self, load_run: LoadRun, name: str) -> Path:
-        """Keeps the run (summary and per-request samples) as baseline ``name`` for later comparisons."""
-        path = History(_results() / HISTORY_DIR).save_baseline(name, load_run.summary)
+        """Keeps the run (summary and per-request samples) as baseline ``name`` of this run's name, for later
+        runs of the same name given ``baseline=NAME``."""
+        path = History(_results() / HISTORY_DIR).save_baseline(baseline_key(name, load_run.name), load_run.summary)
         logger.info(f"baseline '{name}' saved: {path}")
         return path
 
@@ -357,18 +376,19 @@ def _ramp(text: str) -> tuple[tuple[float, float], ...]:
     steps = []
     for pair in text.split():
         at, sep, value = pair.partition(":")
+        if not sep:
+            raise ValueError(f"ramp step {pair!r} needs a colon: 'at_s:rate'")
         try:
             steps.append((float(at), float(value)))
         except ValueError:
             raise ValueError(f"ramp steps are 'at_s:rate' pairs separated by spaces, like '0:1 10:2'; "
                              f"got {pair!r}") from None
-        if not sep:
-            raise ValueError(f"ramp step {pair!r} needs a colon: 'at_s:rate'")
     return tuple(steps)
 
 
 def _safe_name(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "-" for c in name.strip()).strip("-").lower() or "load"
+    # Leading and trailing dots go too: "." or ".." would leave the load folder.
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in name.strip()).strip("-.").lower() or "load"
 
 
 def _robot_variable(name: str):

@@ -1,6 +1,6 @@
 *** Settings ***
 Documentation       Native /completion with `stream: true`: chunk contract, final chunk, no [DONE] marker,
-...                 and equality with the non-streamed answer.
+...                 equality with the non-streamed answer, and reuse of the connection after an answer.
 Resource            ../../resources/completion.resource
 Resource            ../../resources/props.resource
 Suite Setup         Start Server For Suite    tiny-2-slots
@@ -61,3 +61,26 @@ Streamed Generation Is Cut Where The Slot Context Ends
     ${result} =    Stream Completion    ${prompt}    n_predict=${100}
     Every Partial Chunk Should Carry One Token    ${result}
     Final Chunk Should Report    ${result}    tokens_predicted=10    truncated=true    stop_type=limit
+
+Non Streamed Answer Leaves The Connection Open For The Next Request
+    [Documentation]    An answer without `Connection: close` keeps the HTTP/1.1 connection: a request sent on it
+    ...    right after the answer is answered too.
+    VAR    &{body}    prompt=${PROMPT}    n_predict=${2}
+    ${reuse} =    Send Two Requests On One Connection    /completion    ${body}
+    Media Type Should Be    ${reuse.first}    application/json
+    Json Field Should Be    ${reuse.first.json}    tokens_predicted    ${2}
+    Second Request Should Be Answered    ${reuse}    200
+    Json Field Should Be    ${reuse.second.json}    status    ok
+
+Streamed Answer Keeps Its Connection Or Says It Closes It
+    [Documentation]    Same contract after a stream: the next request on the connection is answered, unless the
+    ...    stream said `Connection: close`. This build answers a stream with `Keep-Alive: timeout=5,
+    ...    max=100` and no `Connection: close`, then closes the connection right after the last chunk (the FIN
+    ...    follows it within a millisecond) without reading the next request, so a client that reuses the
+    ...    connection at once (aiohttp's pool does) fails ("Can not write request body"). Non-streamed answers
+    ...    keep the connection open (see the test above).
+    [Tags]    bug
+    VAR    &{body}    prompt=${PROMPT}    n_predict=${2}    stream=${True}
+    ${reuse} =    Send Two Requests On One Connection    /completion    ${body}
+    Media Type Should Be    ${reuse.first}    text/event-stream
+    Second Request Should Be Answered    ${reuse}    200    unless_announced=${True}

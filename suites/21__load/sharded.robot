@@ -13,7 +13,7 @@ Test Tags           load    ray
 *** Test Cases ***
 Two Workers Share A Constant Rate
     ${prompts} =    Fixed Length Prompts    count=${400}    tokens=${48}
-    ${run} =    Run Load Profile    ${prompts}    rate    rate=${10}    duration=${6}    max_tokens=${16}
+    ${run} =    Run Load Profile    ${prompts}    rate    rate=${4}    duration=${8}    max_tokens=${16}
     ...    workers=${2}    max_in_flight=${16}
     Every Load Request Should Succeed    ${run}
     Load Results Should Be Valid    ${run}

@@ -11,6 +11,7 @@ Test Tags           load    needs-smollm2
 
 
 *** Variables ***
+${SAVE_BASELINE}      ${None}    # -v SAVE_BASELINE:release keeps this run as the baseline 'release'
 ${RATE}             ${0.25}
 ${DURATION}         ${60}
 ${MAX_TOKENS}       ${64}
@@ -21,6 +22,7 @@ Constant Rate With ShareGPT Prompts
     ${prompts} =    ShareGPT Prompts    count=${400}    seed=${2}    max_chars=${1500}
     ${run} =    Run Load Profile    ${prompts}    rate    rate=${RATE}    duration=${DURATION}    warmup_requests=${4}
     ...    max_tokens=${MAX_TOKENS}    max_in_flight=${32}    baseline=release
+    ...    save_baseline=${SAVE_BASELINE}
     Every Load Request Should Succeed    ${run}
     Load Results Should Be Valid    ${run}
 
@@ -28,5 +30,6 @@ Constant Rate With 500 Token Prompts
     ${prompts} =    Fixed Length Prompts    count=${400}    tokens=${500}
     ${run} =    Run Load Profile    ${prompts}    rate    rate=${RATE}    duration=${DURATION}    warmup_requests=${4}
     ...    max_tokens=${MAX_TOKENS}    max_in_flight=${32}    baseline=release
+    ...    save_baseline=${SAVE_BASELINE}
     Every Load Request Should Succeed    ${run}
     Load Results Should Be Valid    ${run}

@@ -12,6 +12,7 @@ Test Tags           load    needs-smollm2
 
 
 *** Variables ***
+${SAVE_BASELINE}      ${None}    # -v SAVE_BASELINE:release keeps this run as the baseline 'release'
 ${USERS}            ${4}
 ${DURATION}         ${60}
 ${MAX_TOKENS}       ${128}
@@ -22,6 +23,7 @@ Constant Users With ShareGPT Prompts
     ${prompts} =    ShareGPT Prompts    count=${400}    seed=${1}    max_chars=${1500}
     ${run} =    Run Load Profile    ${prompts}    concurrency    users=${USERS}    duration=${DURATION}
     ...    warmup_requests=${USERS}    max_tokens=${MAX_TOKENS}    baseline=release
+    ...    save_baseline=${SAVE_BASELINE}
     Every Load Request Should Succeed    ${run}
     Load Results Should Be Valid    ${run}
 
@@ -29,5 +31,6 @@ Constant Users With 500 Token Prompts
     ${prompts} =    Fixed Length Prompts    count=${400}    tokens=${500}
     ${run} =    Run Load Profile    ${prompts}    concurrency    users=${USERS}    duration=${DURATION}
     ...    warmup_requests=${USERS}    max_tokens=${MAX_TOKENS}    baseline=release
+    ...    save_baseline=${SAVE_BASELINE}
     Every Load Request Should Succeed    ${run}
     Load Results Should Be Valid    ${run}

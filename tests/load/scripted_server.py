@@ -8,6 +8,7 @@ body's ``script`` says, a list of steps:
   the first step).
 - ``{"delay": s, "close": true}``: sleep, then drop the connection (no terminating chunk).
 - ``{"delay": s}``: just sleep (a stall).
+``GET /props`` answers build, model path and slots like llama-server (``PUT /props`` changes them).
 The body's ``content_type`` (default ``text/event-stream``) sets the media type. The server stamps
 ``time.perf_counter()`` just before each write; ``GET /stamps/{x-request-id}`` returns
 ``{"headers": t, "steps": [t or null per step], "end": t}``. The same clock serves both processes (Linux
@@ -87,6 +88,17 @@ async def metrics(request: web.Request) -> web.Response:
     return web.Response(text=METRICS_TEXT, content_type="text/plain")
 
 
+PROPS: dict[str, Any] = {"build_info": "b0-scripted", "model_path": "", "total_slots": 2}
+
+
+async def props(request: web.Request) -> web.Response:
+    """Like llama-server's ``GET /props`` (build, model path, slots); ``PUT /props`` merges a JSON object
+    into what it answers (a test points ``model_path`` at a file it made)."""
+    if request.method == "PUT":
+        PROPS.update(await request.json())
+    return web.json_response(PROPS)
+
+
 async def slots(request: web.Request) -> web.Response:
     return web.json_response([{"id": 0, "id_task": 7, "is_processing": True, "n_ctx": 512},
                               {"id": 1, "id_task": -1, "is_processing": False, "n_ctx": 512}])
@@ -98,6 +110,8 @@ def make_app() -> web.Application:
     app.router.add_get("/health", lambda r: web.json_response({"status": "ok"}))
     app.router.add_get("/metrics", metrics)
     app.router.add_get("/slots", slots)
+    app.router.add_get("/props", props)
+    app.router.add_put("/props", props)
     app.router.add_post("/{tail:.*}", scripted)
     return app
 

@@ -3,8 +3,11 @@ against the fixture server's chat stream (tests/conftest.py), whose counts and p
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
+import threading
 
 import numpy as np
 import pytest
@@ -135,6 +138,89 @@ def ray_is_running() -> bool:
     import ray
 
     return ray.is_initialized()
+
+
+class RayProcessWatcher:
+    """Polls this process's descendants while a run goes on and keeps every Ray process it sees (psutil objects:
+    a recycled pid never counts as the same process)."""
+
+    def __init__(self, ray_dir: str, interval_s: float = 0.05):
+        import psutil
+
+        self.me, self.ray_dir, self.interval_s = psutil.Process(), ray_dir, interval_s
+        self.seen: dict[int, psutil.Process] = {}
+        self.cmdlines: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self):
+        import psutil
+
+        while not self._stop.is_set():
+            for p in self.me.children(recursive=True):
+                try:
+                    cmdline = " ".join(p.cmdline())
+                except psutil.Error:
+                    continue
+                if p.pid not in self.seen and (cmdline.startswith("ray::") or self.ray_dir in cmdline):
+                    self.seen[p.pid] = p
+                    self.cmdlines.append(cmdline)
+            self._stop.wait(self.interval_s)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def test_a_local_ray_leaves_no_process_behind_and_stays_quiet_and_out_of_the_repo(server, monkeypatch, capfd):
+    ray = pytest.importorskip("ray")
+    import psutil
+
+    from llamatest.load.distributed import run_distributed
+    from llamatest.load.engine import Target
+    from llamatest.load.profiles import Profile
+
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)  # as on a first run: Ray would announce token auth
+    monkeypatch.delenv("RAY_TMPDIR", raising=False)
+    spec = {"prompts": ["p"], "route": "/v1/chat/completions", "max_tokens": 1, "extra": {"mock_tokens": ["a"]}}
+    profile = Profile(kind="concurrency", users=2, duration_s=0.3, drain_timeout_s=2.0)
+    with RayProcessWatcher(os.path.dirname(ray.__file__)) as watcher:
+        run = run_distributed(Target(base_url=server), profile, spec, workers=2)
+
+    assert len(watcher.seen) >= 4, watcher.cmdlines  # at least gcs_server, raylet and the 2 workers
+    _, alive = psutil.wait_procs(list(watcher.seen.values()), timeout=3.0)
+    assert alive == [], [p.pid for p in alive]
+    stats = run.meta["distributed"]
+    assert stats["local_processes"] >= len(watcher.seen) and stats["left_running"] == 0
+    assert 0 <= stats["stopped_forcibly"] <= stats["local_processes"]
+    session_root = os.path.join(tempfile.gettempdir(), "llamatest-ray")
+    assert any(session_root in cmdline for cmdline in watcher.cmdlines), watcher.cmdlines
+    assert "Token authentication" not in capfd.readouterr().err
+
+
+def test_ray_processes_that_do_not_exit_are_terminated_and_others_are_left_alone(tmp_path):
+    pytest.importorskip("psutil")
+    from llamatest.load.distributed import _RayProcesses
+
+    session_dir = str(tmp_path / "session_x")
+    stubborn = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(30)"
+    tracker = _RayProcesses()
+    ray_like = subprocess.Popen([sys.executable, "-c", stubborn, session_dir])
+    unrelated = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        tracker.collect(session_dir)
+        assert list(tracker.processes) == [ray_like.pid]
+        tracker.stop(grace_s=0.2, term_s=1.0)
+        assert (tracker.forced, tracker.left) == (1, 0)
+        assert ray_like.wait(timeout=5) is not None and unrelated.poll() is None
+    finally:
+        for child in (ray_like, unrelated):
+            child.kill()
+            child.wait(timeout=5)
 
 
 class BodiesThatCannotTravel:

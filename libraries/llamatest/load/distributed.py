@@ -11,16 +11,22 @@ closed-loop users are split between the workers. The driver
 3. collects the raw per-request event logs and merges them onto its own time axis: every metric is then
    computed once, from the union (a percentile of per-worker percentiles is not a percentile of the run).
 
-Without ``address`` a local Ray instance with ``workers`` CPUs is started (and stopped afterwards); with one,
-the workers run on the cluster, whose nodes need this package and its dependencies installed (or a
-``runtime_env`` that ships them). Ray is imported only when a distributed run starts.
+Without ``address`` a local Ray instance with ``workers`` CPUs is started on the loopback address, with its
+session files under ``<system temp>/llamatest-ray`` (or ``$RAY_TMPDIR``), and stopped afterwards: every process
+it started (GCS, raylet, agents, workers; found as this process's new descendants and by the session directory
+in their command lines) gets a few seconds to exit after ``ray.shutdown()`` and is then terminated, so nothing
+outlives the run. With ``address`` the workers run on that cluster, whose nodes need this package and its
+dependencies installed (or a ``runtime_env`` that ships them). Ray is imported only when a distributed run
+starts.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import socket
+import tempfile
 import time
 from dataclasses import replace
 from typing import Any
@@ -32,6 +38,10 @@ CLOCK_ROUNDS = 8  # round trips per worker for the clock offset
 ACTOR_READY_TIMEOUT_S = 60.0  # a worker process must answer its first call within this
 RUN_MARGIN_S = 30.0  # added to the profile's own bound before the driver gives up on a worker
 LOCAL_OBJECT_STORE_BYTES = 100 * 1024 * 1024  # the run ships only event logs: keep the local instance small
+LOCAL_EXIT_GRACE_S = 5.0  # after ray.shutdown(), how long the local instance's processes get to exit by themselves
+LOCAL_TERM_GRACE_S = 2.0  # then SIGTERM, and after this long SIGKILL
+LOCAL_TEMP_DIR = "llamatest-ray"  # under the system temp directory (Ray's own default is <temp>/ray)
+_AUTH_SETUP_LOGGER = "ray._private.authentication.authentication_token_setup"
 
 
 class DistributedError(RuntimeError):
@@ -97,7 +107,16 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
                          f"callable index -> body; got {type(body_spec).__name__}")
     shards = [profile.shard(i, workers) for i in range(workers)]
 
-    ray, started_here = _start_ray(workers, address, runtime_env)
+    local = _RayProcesses()
+    try:
+        ray, started_here = _start_ray(workers, address, runtime_env)
+    except DistributedError:
+        if address is None:  # a local start that failed half-way may have left its first processes
+            local.collect(None)
+            local.stop(grace_s=1.0)
+        raise
+    if started_here:
+        local.collect(_session_dir(ray))
     actors = []
     try:
         actor_class = ray.remote(num_cpus=1)(LoadWorker)
@@ -119,7 +138,9 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
             except Exception:
                 pass  # already gone
         if started_here:
+            local.collect(_session_dir(ray))  # the workers started since ray.init
             ray.shutdown()
+            local.stop()
 
     records = [RunRecord.from_dict(r["record"]) for r in results]
     merged = merge_runs(records, offsets=[c[0] for c in clocks], t0_wall=start_wall,
@@ -131,6 +152,9 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
     merged.meta.setdefault("distributed", {}).update(
         engine="ray", ray_version=ray.__version__, workers=workers, address=address or "local",
         clock_bound_s=max(c[1] for c in clocks))
+    if started_here:
+        merged.meta["distributed"].update(local_processes=len(local.processes), stopped_forcibly=local.forced,
+                                          left_running=local.left)
     return merged
 
 
@@ -247,12 +271,131 @@ def _start_ray(workers: int, address: str | None, runtime_env: dict | None):
     if runtime_env:
         options["runtime_env"] = runtime_env
     if address is None:
-        options.update(num_cpus=workers, object_store_memory=LOCAL_OBJECT_STORE_BYTES)
+        # Ray always starts its dashboard and runtime-env agents (the raylet needs them; no option turns them
+        # off). The node address 127.0.0.1 keeps the instance's own traffic on loopback; its ports still listen
+        # on every interface, guarded by the token auth Ray enables for a local instance.
+        options.update(num_cpus=workers, object_store_memory=LOCAL_OBJECT_STORE_BYTES, _node_ip_address="127.0.0.1")
+        if not os.environ.get("RAY_TMPDIR"):
+            options["_temp_dir"] = os.path.join(tempfile.gettempdir(), LOCAL_TEMP_DIR)
     else:
         options["address"] = address
+    quiet = _QuietTokenNotice()
+    auth_logger = logging.getLogger(_AUTH_SETUP_LOGGER)
+    auth_logger.addFilter(quiet)
     try:
         ray.init(**options)
     except Exception as exc:
         where = f"connect to the Ray cluster at {address}" if address else "start a local Ray instance"
         raise DistributedError(f"could not {where}: {type(exc).__name__}: {exc}") from None
+    finally:
+        auth_logger.removeFilter(quiet)
     return ray, True
+
+
+class _QuietTokenNotice(logging.Filter):
+    """Drops Ray's "Token authentication is enabled ..." notice (a local instance enables token auth by default,
+    which is what we want; the notice on stderr only adds noise to every run). Other records pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Token authentication is enabled for this Ray cluster")
+
+
+def _session_dir(ray) -> str | None:
+    """This Ray instance's session directory (``<temp>/session_<date>_<pid>``), or None if Ray hides it."""
+    try:
+        return ray._private.worker._global_node.get_session_dir_path()
+    except Exception:
+        return None
+
+
+class _RayProcesses:
+    """The processes a local Ray instance started, so they can be made to exit after ``ray.shutdown()``.
+
+    Created before ``ray.init``; ``collect`` (after init, and again before shutdown for the workers) adds every
+    new descendant of this process that is Ray's (its command line mentions Ray's package or the session
+    directory, starts with ``ray::``, or its parent is one of Ray's) and any process whose command line points
+    into the session directory (in case it was re-parented). ``psutil.Process`` objects remember their start
+    time, so a recycled pid is never signalled.
+    """
+
+    def __init__(self):
+        import psutil
+
+        self._psutil = psutil
+        self._me = psutil.Process()
+        self._before = {p.pid for p in self._descendants()}
+        self.processes: dict[int, Any] = {}
+        self.forced = 0  # how many needed SIGTERM or SIGKILL
+        self.left = 0  # how many were still running after SIGKILL (should stay 0)
+
+    def _descendants(self):
+        try:
+            return self._me.children(recursive=True)
+        except self._psutil.Error:
+            return []
+
+    def collect(self, session_dir: str | None) -> None:
+        psutil = self._psutil
+        ray_dir = _ray_package_dir()
+        marks = [m for m in (ray_dir, session_dir) if m]
+        new = [p for p in self._descendants() if p.pid not in self._before]
+        parents = {p.pid: _ppid(p) for p in new}
+        pending = [p for p in new if p.pid not in self.processes]
+        while pending:  # to a fixed point: a child of a Ray process is Ray's whatever its command line says
+            found = [p for p in pending if _is_ray_process(p, marks) or parents[p.pid] in self.processes]
+            if not found:
+                break
+            self.processes.update((p.pid, p) for p in found)
+            pending = [p for p in pending if p.pid not in self.processes]
+        if session_dir:
+            for p in psutil.process_iter(["cmdline"]):
+                if p.pid != self._me.pid and any(session_dir in part for part in p.info["cmdline"] or ()):
+                    self.processes.setdefault(p.pid, p)
+
+    def stop(self, grace_s: float = LOCAL_EXIT_GRACE_S, term_s: float = LOCAL_TERM_GRACE_S) -> None:
+        """Waits ``grace_s`` for the processes to exit, then SIGTERMs the rest, then SIGKILLs."""
+        psutil = self._psutil
+        _, alive = psutil.wait_procs(list(self.processes.values()), timeout=grace_s)
+        if not alive:
+            return
+        self.forced = len(alive)
+        for p in alive:
+            _signal(p, p.terminate)
+        _, alive = psutil.wait_procs(alive, timeout=term_s)
+        for p in alive:
+            _signal(p, p.kill)
+        _, alive = psutil.wait_procs(alive, timeout=term_s)
+        self.left = len(alive)
+
+
+def _ray_package_dir() -> str | None:
+    try:
+        import ray
+
+        return os.path.dirname(ray.__file__)
+    except ImportError:
+        return None
+
+
+def _ppid(p) -> int | None:
+    try:
+        return p.ppid()
+    except Exception:
+        return None
+
+
+def _is_ray_process(p, marks: list[str]) -> bool:
+    try:
+        cmdline = p.cmdline()
+    except Exception:
+        return False
+    if cmdline and cmdline[0].startswith("ray::"):
+        return True
+    return any(mark in part for part in cmdline for mark in marks)
+
+
+def _signal(p, send) -> None:
+    try:
+        send()
+    except Exception:
+        pass  # exited meanwhile

@@ -31,14 +31,14 @@ from llamatest.load.results import (
 
 DEFAULT_ROOT = Path("results") / "load-history"
 BASELINES = "baselines"
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _STAMP = "%Y%m%dT%H%M%SZ"
 
 
 def check_baseline_name(name: Any) -> str:
     """``name`` when it is a usable baseline name, else a ValueError that says what is allowed."""
     if not isinstance(name, str) or not _NAME.fullmatch(name) or ".." in name:
-        raise ValueError(f"baseline name {name!r} is not allowed: use 1 to 64 letters, digits, '.', '_' or '-', "
+        raise ValueError(f"baseline name {name!r} is not allowed: use 1 to 128 letters, digits, '.', '_' or '-', "
                          "starting with a letter or digit and without '..' (e.g. 'release-b4321')")
     return name
 

@@ -11,6 +11,7 @@ build with another (a release build given through ``LLAMA_SERVER_BIN``) is what 
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -112,13 +113,19 @@ class Plan:
     def summarize(self, run: RunRecord, server: dict[str, Any], slo: dict[str, float] | None = None) -> dict:
         """The summary of ``run`` with its identity block (``summary["run"]``) and configuration key."""
         summary = metrics.summarize(run, slo=_per_request_slo(slo), cold=self.cold)
+        # started_at is when the run started, to the millisecond: two short runs within one second must still
+        # be ordered, or the second would not find the first as its previous comparable run.
         summary["run"] = results.run_identity(
             summary, server_build="", model_hash=server["model_hash"], dataset_hash=self.dataset.hash,
+            started_at=_iso(run.t0_wall),
             workers=run.workers or [{"id": 0, "host": "local"}], request_params=self.request_params,
             profile_name=self.name, name=self.name, server=server,
             dataset={"name": self.dataset.name, "hash": self.dataset.hash, "count": len(self.dataset.prompts),
                      **self.dataset.params},
             profile_text=Profile.from_dict(summary["profile"]).describe())
+        # The build is recorded but stays out of the configuration key (config.server_build is ""): see the
+        # module documentation.
+        summary["run"]["server_build"] = server.get("build_info", "")
         return summary
 
 
@@ -159,7 +166,8 @@ def execute(plan: Plan, profile: Profile, *, outdir: Path, history_root: Path, b
     history = History(history_root)
     load_run = LoadRun(name=plan.name, run=run, summary=summary, outdir=outdir,
                        previous=history.previous_comparable(summary),
-                       baseline=history.baseline(baseline) if baseline else None, baseline_name=baseline)
+                       baseline=history.baseline(baseline_key(baseline, plan.name)) if baseline else None,
+                       baseline_name=baseline)
     load_run.paths = results.write_run(outdir, run, summary, summary["run"], request_metrics=metrics.request_metrics)
     if load_run.previous is not None:
         load_run.comparisons["previous"] = _compare.compare(summary, load_run.previous)
@@ -170,6 +178,12 @@ def execute(plan: Plan, profile: Profile, *, outdir: Path, history_root: Path, b
     if save_history:
         history.save(summary)
     return load_run
+
+
+def baseline_key(baseline: str, run_name: str) -> str:
+    """Baselines are kept per run: the baseline ``release`` of run ``constant-users`` is
+    ``release.constant-users``, so that one name serves every test of a suite."""
+    return f"{baseline}.{run_name}"
 
 
 def _point_runner(plan: Plan, outdir: Path, slo: dict[str, float] | None):
@@ -200,7 +214,7 @@ def execute_sweep(plan: Plan, base: Profile, *, outdir: Path, history_root: Path
 def execute_capacity(plan: Plan, base: Profile, slo: dict[str, float], *, outdir: Path, history_root: Path,
                      lo: float, hi: float, axis: str = "rate", max_iter: int = 5) -> SweepRun:
     """The highest rate (or number of users) meeting ``slo``, by bisection (see ``sweep.capacity_under_slo``)."""
-    result = sweep.capacity_under_slo(_point_runner(plan, outdir, None), base, slo, lo=lo, hi=hi, axis=axis,
+    result = sweep.capacity_under_slo(_point_runner(plan, outdir, slo), base, slo, lo=lo, hi=hi, axis=axis,
                                       max_iter=max_iter)
     return _finish("capacity", plan, base, result, outdir, history_root,
                    {"slo": slo, "lo": lo, "hi": hi, "axis": axis, "max_iter": max_iter})
@@ -220,13 +234,18 @@ def _finish(kind: str, plan: Plan, base: Profile, result: dict, outdir: Path, hi
     folder = Path(history_root) / SWEEPS / plan.name
     previous = _latest(folder, key)
     folder.mkdir(parents=True, exist_ok=True)
-    results.write_json(folder / f"{results.utc_now_iso().replace(':', '')}.json", document)
+    results.write_json(folder / f"{_dt.datetime.now(_dt.UTC).strftime('%Y-%m-%dT%H%M%S.%fZ')}.json", document)
     results.write_json(Path(outdir) / f"{kind}.json", document)
     sweep_run = SweepRun(name=plan.name, kind=kind, result=result, outdir=Path(outdir), previous=previous)
     curves = {"current": document["points"], "previous": previous["points"] if previous else None}
     if done:
         sweep_run.charts = _charts.charts(done[-1]["summary"], outdir, sweep=curves)
     return sweep_run
+
+
+def _iso(t_wall: float) -> str:
+    """A wall-clock time as ISO 8601 UTC with milliseconds (``2026-12-01T07:45:00.123Z``)."""
+    return _dt.datetime.fromtimestamp(t_wall, _dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _light_point(point: dict[str, Any]) -> dict[str, Any]:
@@ -257,6 +276,6 @@ def _per_request_slo(slo: dict[str, float] | None) -> dict[str, float] | None:
     per_request = {}
     for key, value in slo.items():
         name, stat = sweep.parse_slo_key(key)
-        if stat:
+        if stat and name in metrics.PER_REQUEST_SLO:  # not the per-gap ones (itl_*) nor the server's own
             per_request[name] = float(value)
     return per_request or None

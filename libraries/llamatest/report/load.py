@@ -34,7 +34,7 @@ def metrics_table(summary: dict) -> str:
     missing."""
     rows = []
     for name in HEADLINE:
-        dist = summary.get("metrics", {}).get(name)
+        dist = _dict(_dict(summary).get("metrics")).get(name)
         if not dist:
             continue
         missing = "; ".join(f"{k}: {v}" for k, v in (dist.get("missing") or {}).items() if k in SHOWN)
@@ -46,10 +46,11 @@ def metrics_table(summary: dict) -> str:
 
 def throughput_table(summary: dict) -> str:
     """The window (after warmup, requests started inside it) and wall (first dispatch to last close) variants."""
-    tp = summary.get("throughput", {})
+    tp = _dict(summary.get("throughput"))
     names = ("duration_s", "request_throughput", "output_throughput", "total_token_throughput", "goodput",
              "goodput_ratio")
-    rows = [[name, fmt(tp.get("window", {}).get(name), 3), fmt(tp.get("wall", {}).get(name), 3)] for name in names]
+    rows = [[name, fmt(_dict(tp.get("window")).get(name), 3), fmt(_dict(tp.get("wall")).get(name), 3)]
+            for name in names]
     rows += [[name, fmt(tp.get(name), 3), ""] for name in ("peak_output_tps", "concurrency_mean",
                                                            "peak_concurrency", "achieved_rate", "target_rate",
                                                            "error_rate")]
@@ -57,7 +58,7 @@ def throughput_table(summary: dict) -> str:
 
 
 def counts_table(summary: dict) -> str:
-    counts = summary.get("counts", {})
+    counts = _dict(summary.get("counts"))
     rows = [[k, fmt(v)] for k, v in counts.items() if not isinstance(v, dict)]
     rows += [[f"error: {k}", v] for k, v in (counts.get("errors_by_class") or {}).items()]
     rows += [[f"outcome: {k}", v] for k, v in (counts.get("outcomes") or {}).items()]
@@ -66,31 +67,36 @@ def counts_table(summary: dict) -> str:
 
 def flags_table(summary: dict) -> str:
     """Every validity flag, set or not, with the numbers behind it."""
-    rows = [[name, "SET" if flag.get("set") else "clear", flag.get("detail", "")]
-            for name, flag in (summary.get("flags") or {}).items()]
+    rows = [[name, "SET" if _dict(flag).get("set") else "clear", _dict(flag).get("detail", "")]
+            for name, flag in _dict(summary.get("flags")).items()]
     return table(["validity flag", "state", "detail"], rows)
 
 
 def comparison_table(label: str, cmp: dict) -> str:
-    rows = [[name, m.get("verdict"), fmt(m.get("reference")), fmt(m.get("current")), fmt(m.get("delta")),
-             f"[{fmt((m.get('ci') or [None, None])[0])}, {fmt((m.get('ci') or [None, None])[1])}]", fmt(m.get("tol")),
-             m.get("direction", "")]
-            for name, m in (cmp.get("metrics") or {}).items()]
+    """One row per compared metric with its verdict and why (a note when it could not be judged)."""
+    rows = []
+    for name, m in _dict(cmp.get("metrics")).items():
+        m = _dict(m)
+        ci = m.get("ci") or [None, None]
+        rows.append([name, m.get("verdict"), fmt(m.get("reference")), fmt(m.get("current")), fmt(m.get("delta")),
+                     f"[{fmt(ci[0])}, {fmt(ci[1])}]", fmt(m.get("tol")), m.get("direction", ""), m.get("note") or ""])
     body = table(["metric", "verdict", "reference", "current", "Δ (positive = worse)", "95% CI of Δ", "tolerance",
-                  "better"], rows)
+                  "better", "note"], rows)
+    if cmp.get("note"):
+        body = escape(cmp["note"]) + body
     return labelled(f"{label}: {cmp.get('verdict')}", body)
 
 
 def load_run_html(load_run: Any) -> str:
     """The whole block of one run (``pipeline.LoadRun``): open summary, collapsed details."""
-    s = load_run.summary
-    ident = s.get("run", {})
+    s = _dict(load_run.summary)
+    ident = _dict(s.get("run"))
+    dataset, server, counts = _dict(ident.get("dataset")), _dict(ident.get("server")), _dict(s.get("counts"))
     head = table(["", ""], [
-        ["profile", ident.get("profile_text") or s.get("profile", {}).get("kind", "")],
-        ["dataset", f"{ident.get('dataset', {}).get('name')} ({ident.get('dataset', {}).get('count')} prompts, "
-                    f"hash {str(ident.get('dataset', {}).get('hash', ''))[:12]})"],
-        ["server", f"{ident.get('server', {}).get('build_info', '')}, model "
-                   f"{Path(str(ident.get('server', {}).get('model_path', ''))).name}"],
+        ["profile", ident.get("profile_text") or _dict(s.get("profile")).get("kind", "")],
+        ["dataset", f"{dataset.get('name')} ({dataset.get('count')} prompts, "
+                    f"hash {str(dataset.get('hash') or '')[:12]})"],
+        ["server", f"{server.get('build_info', '')}, model {Path(str(server.get('model_path') or '')).name}"],
         ["workers", len(ident.get("workers") or [])],
         ["config key", ident.get("config_key", "")],
         ["results", str(load_run.outdir)],
@@ -105,13 +111,18 @@ def load_run_html(load_run: Any) -> str:
     parts += [png(Path(p).read_bytes(), Path(p).stem, width=800) for p in load_run.charts]
     parts += [details("counts", counts_table(s)), details("definitions", definitions_table(s)),
               details("summary.json (without samples)", json_block(_without_samples(s)))]
-    return details(f"load run '{load_run.name}': {s.get('counts', {}).get('succeeded')} succeeded, "
-                   f"{s.get('counts', {}).get('errored')} errors, {s.get('counts', {}).get('dropped')} dropped",
+    return details(f"load run '{load_run.name}': {counts.get('succeeded')} succeeded, "
+                   f"{counts.get('errored')} errors, {counts.get('dropped')} dropped",
                    "".join(parts), open_=True)
 
 
 def definitions_table(summary: dict) -> str:
-    return table(["metric", "definition"], list((summary.get("definitions") or {}).items()))
+    return table(["metric", "definition"], list(_dict(summary.get("definitions")).items()))
+
+
+def _dict(value: Any) -> dict:
+    """``value`` when it is a dict, else an empty one: a section may be missing or null in a summary file."""
+    return value if isinstance(value, dict) else {}
 
 
 def _without_samples(summary: dict) -> dict:
@@ -119,22 +130,23 @@ def _without_samples(summary: dict) -> dict:
 
 
 def _p(summary: dict, metric: str, stat: str) -> Any:
-    return ((summary.get("metrics") or {}).get(metric) or {}).get(stat)
+    return _dict(_dict(_dict(summary).get("metrics")).get(metric)).get(stat)
 
 
 def sweep_html(sweep_run: Any) -> str:
     """The block of a sweep or capacity search (``pipeline.SweepRun``): one row per point, the charts."""
     rows = []
     for point in sweep_run.points:
-        s = point.get("summary") or {}
-        tp = s.get("throughput") or {}
+        s = _dict(point.get("summary"))
+        tp = _dict(s.get("throughput"))
         verdict = "meets SLO" if point.get("meets") else "; ".join(point.get("violations") or [])
         if "valid" in point:
-            verdict = "valid" if point["valid"] else f"invalid: {point.get('invalid_because') or 'not run'}"
+            reasons = "; ".join(point.get("invalid_because") or ["not run"])
+            verdict = "valid" if point["valid"] else f"invalid: {reasons}"
         rows.append([point.get("kind", sweep_run.result.get("axis", "")), fmt(point.get("load"), 3),
                      fmt(tp.get("achieved_rate"), 3), fmt(_p(s, "ttft_ms", "p50")), fmt(_p(s, "ttft_ms", "p95")),
                      fmt(_p(s, "tpot_ms", "p50"), 2), fmt(_p(s, "e2e_ms", "p95")),
-                     fmt((tp.get("window") or {}).get("output_throughput")), fmt(tp.get("error_rate"), 3), verdict])
+                     fmt(_dict(tp.get("window")).get("output_throughput")), fmt(tp.get("error_rate"), 3), verdict])
     parts = [table(["point", "load", "achieved req/s", "TTFT p50", "TTFT p95", "TPOT p50", "E2E p95",
                     "output tok/s", "error rate", "state"], rows)]
     result = sweep_run.result

@@ -1,0 +1,239 @@
+"""Two HTTP/1.1 requests on one raw TCP connection: does the server answer the second one?
+
+HTTP/1.1 connections are persistent unless a side says ``Connection: close``. A client that got a whole
+answer without that header may send its next request on the same connection at once (aiohttp and requests
+do). ``two_requests`` does exactly that, byte by byte on a plain socket (no client library that would
+silently reconnect), with one deadline for both exchanges, and reports what the server did with the
+second request: answered it, or closed the connection (and how long after the first answer ended).
+
+Bodies are read by ``Content-Length`` or ``Transfer-Encoding: chunked`` (chunks joined); an answer with
+neither ends at the close of the connection, and then nothing can follow it.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from llamatest.http.response import Response
+from llamatest.report.html import details, pre, table
+
+READ_SIZE = 65536
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """The outcome of ``two_requests``: the first answer, and the second one or why there was none."""
+
+    first: Response
+    second: Response | None
+    error: str = ""  # why the second request got no answer ("" when it got one)
+    closed_after_s: float | None = None  # when the server closed the connection, from the end of the first answer
+
+    @property
+    def announced_close(self) -> bool:
+        """The first answer's headers say ``Connection: close`` (the server may then close the connection)."""
+        tokens = self.first.headers.get("connection", "").lower().split(",")
+        return "close" in (t.strip() for t in tokens)
+
+
+class _Closed(Exception):
+    """The server closed the connection (``partial``: bytes of an unfinished answer it sent before)."""
+
+    def __init__(self, partial: bytes):
+        super().__init__("closed")
+        self.partial = partial
+
+
+class _Conn:
+    """A socket with a read buffer and an absolute deadline (``time.monotonic``)."""
+
+    def __init__(self, sock: socket.socket, deadline: float, where: str):
+        self.sock, self.deadline, self.where = sock, deadline, where
+        self.buffer = b""
+        self.eof_at: float | None = None
+
+    def _fill(self, consumed: bytes) -> None:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"{self.where}: no complete answer before the deadline")
+        self.sock.settimeout(left)
+        try:
+            data = self.sock.recv(READ_SIZE)
+        except TimeoutError:
+            raise TimeoutError(f"{self.where}: no complete answer before the deadline") from None
+        except ConnectionResetError:
+            data = b""
+        if not data:
+            self.eof_at = time.monotonic()
+            raise _Closed(consumed + self.buffer)
+        self.buffer += data
+
+    def read_until(self, marker: bytes, consumed: bytes = b"") -> bytes:
+        while marker not in self.buffer:
+            self._fill(consumed)
+        head, _, self.buffer = self.buffer.partition(marker)
+        return head
+
+    def read_exactly(self, n: int, consumed: bytes = b"") -> bytes:
+        while len(self.buffer) < n:
+            self._fill(consumed)
+        data, self.buffer = self.buffer[:n], self.buffer[n:]
+        return data
+
+    def read_to_close(self) -> bytes:
+        try:
+            while True:
+                self._fill(b"")
+        except _Closed:
+            data, self.buffer = self.buffer, b""
+            return data
+
+
+def request_bytes(method: str, url: str, body=None, headers: dict | None = None) -> bytes:
+    """An HTTP/1.1 request; a dict or list body is sent as JSON, a str or bytes as it is."""
+    parts = urlsplit(url)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    lines = [f"{method} {target} HTTP/1.1", f"Host: {parts.netloc}"]
+    payload = b""
+    if body is not None:
+        if isinstance(body, (dict, list)):
+            payload = json.dumps(body).encode()
+            lines.append("Content-Type: application/json")
+        else:
+            payload = body.encode() if isinstance(body, str) else bytes(body)
+        lines.append(f"Content-Length: {len(payload)}")
+    lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + payload
+
+
+def read_response(conn: _Conn, method: str, url: str, started: float) -> Response:
+    """One whole answer from ``conn``; raises ``_Closed`` when the connection ends before it is complete."""
+    head = conn.read_until(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("iso-8859-1").split("\r\n")
+    try:
+        status = int(status_line.split(" ", 2)[1])
+    except (IndexError, ValueError):
+        raise AssertionError(f"{conn.where}: not an HTTP status line: {status_line!r}") from None
+    headers: dict[str, str] = {}
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        key = name.strip().lower()
+        headers[key] = f"{headers[key]}, {value.strip()}" if key in headers else value.strip()
+    consumed = head + b"\r\n\r\n"
+    if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
+        body = b""
+    elif "chunked" in headers.get("transfer-encoding", "").lower():
+        body = b""
+        while True:
+            size_line = conn.read_until(b"\r\n", consumed)
+            size = int(size_line.split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                conn.read_until(b"\r\n", consumed)  # no trailers expected: the empty line that ends the body
+                break
+            body += conn.read_exactly(size, consumed)
+            conn.read_exactly(2, consumed)
+    elif "content-length" in headers:
+        body = conn.read_exactly(int(headers["content-length"]), consumed)
+    else:
+        body = conn.read_to_close()
+    return Response(method=method, url=url, status=status, text=body.decode("utf-8", errors="replace"),
+                    headers=headers, elapsed=time.monotonic() - started)
+
+
+def two_requests(base_url: str, first: tuple[str, str, object], second: tuple[str, str, object] = ("GET", "/health",
+                 None), *, timeout: float = 10.0) -> Reuse:
+    """Sends ``first`` (method, path, body), reads its whole answer, then at once sends ``second`` on the same
+    connection and reads its answer. ``timeout`` covers everything.
+
+    Raises ``AssertionError`` when the first answer does not arrive whole (connection refused, closed early,
+    deadline). The second request's fate is in the result: ``second`` is its answer, or ``None`` with
+    ``error`` saying what happened and ``closed_after_s`` when the server closed the connection.
+    """
+    deadline = time.monotonic() + timeout
+    parts = urlsplit(base_url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    urls = [base_url.rstrip("/") + path for _, path, _ in (first, second)]
+    where = f"{first[0]} {first[1]}"
+    try:
+        sock = socket.create_connection((host, port), timeout=max(deadline - time.monotonic(), 0.01))
+    except OSError as exc:
+        raise AssertionError(f"{where}: cannot connect to {host}:{port}: {exc}") from None
+    with sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        conn = _Conn(sock, deadline, where)
+        started = time.monotonic()
+        try:
+            sock.sendall(request_bytes(first[0], urls[0], first[2]))
+            answer = read_response(conn, first[0], urls[0], started)
+        except _Closed as closed:
+            raise AssertionError(f"{where}: the server closed the connection before its answer was complete "
+                                 f"({len(closed.partial)} bytes received)") from None
+        except OSError as exc:
+            raise AssertionError(f"{where}: {type(exc).__name__}: {exc}") from None
+        ended = time.monotonic()
+        if conn.eof_at is not None:  # an answer that ran to the close of the connection
+            return Reuse(answer, None, "the first answer had no length: it ended with the connection", 0.0)
+        conn.where = f"{second[0]} {second[1]} (on the same connection)"
+        try:
+            sock.sendall(request_bytes(second[0], urls[1], second[2]))
+            return Reuse(answer, read_response(conn, second[0], urls[1], time.monotonic()))
+        except _Closed as closed:
+            got = f" after {len(closed.partial)} bytes of an answer" if closed.partial else " without answering it"
+            return Reuse(answer, None, f"the server closed the connection{got}", _since(conn.eof_at, ended))
+        except TimeoutError as exc:
+            return Reuse(answer, None, str(exc))
+        except OSError as exc:  # the send hit a connection the server had already closed
+            return Reuse(answer, None, f"the request could not be sent: {type(exc).__name__}: {exc}",
+                         _since(conn.eof_at, ended))
+
+
+def _since(t: float | None, start: float) -> float | None:
+    return None if t is None else max(0.0, t - start)
+
+
+def second_request_should_be_answered(reuse: Reuse, status: int | None = None, unless_announced: bool = False) -> None:
+    """Fails unless the second request got an answer (with ``status``, when given).
+
+    ``unless_announced``: a first answer that said ``Connection: close`` may end the connection, so then an
+    unanswered second request passes (the server kept its word either way).
+
+    The message names what the first answer promised: a server that answered without ``Connection: close``
+    has kept the connection open for the next request (HTTP/1.1 persistent connections), so closing it
+    instead is a defect, not the client's mistake.
+    """
+    first = reuse.first
+    if reuse.second is None and unless_announced and reuse.announced_close:
+        return
+    if reuse.second is None:
+        promise = ("it said Connection: close" if reuse.announced_close else
+                   "its headers did not say Connection: close"
+                   + (f" (Keep-Alive: {first.headers['keep-alive']})" if "keep-alive" in first.headers else ""))
+        when = ""
+        if reuse.closed_after_s is not None:
+            when = f"; the connection closed {reuse.closed_after_s * 1000:.1f} ms after the first answer ended"
+        raise AssertionError(f"{first.where} answered {first.status} and {promise}, but the next request on the "
+                             f"same connection got no answer: {reuse.error}{when}")
+    if status is not None and reuse.second.status != int(status):
+        raise AssertionError(f"{reuse.second.where} on the reused connection answered {reuse.second.status}, "
+                             f"expected {int(status)}")
+
+
+def reuse_html(reuse: Reuse) -> str:
+    """One collapsed log block: both exchanges' status and headers, the first body, what became of the second."""
+    def headers_table(resp: Response) -> str:
+        return table(["name", "value"], sorted(resp.headers.items()))
+
+    first = reuse.first
+    if reuse.second is None:
+        outcome = f"no answer to the second request: {reuse.error}"
+        second_html = pre(outcome)
+    else:
+        outcome = f"{reuse.second.where} → {reuse.second.status}"
+        second_html = details(outcome, headers_table(reuse.second) + pre(reuse.second.text))
+    summary = f"{first.where} → {first.status}, then on the same connection: {outcome}"
+    return details(summary, details(f"{first.where} → {first.status} ({len(first.text):,} chars)",
+                                            headers_table(first) + pre(first.text)) + second_html)
