@@ -17,7 +17,7 @@ from llamatest.load.metrics import summarize
 from llamatest.load.pipeline import LoadRun, SweepRun
 from llamatest.load.profiles import Profile
 from llamatest.load.record import RunRecord
-from llamatest.report.load import comparison_table, fmt, load_run_html, sweep_html
+from llamatest.report.load import comparison_table, compat_table, fmt, load_run_html, sweep_html
 
 HOSTILE = "<script>alert('x')</script> \"quoted\" & 'single' \ud800 lone </details></table>"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
@@ -191,3 +191,11 @@ def test_a_capacity_search_that_found_nothing():
 ])
 def test_numbers_in_cells(value, digits, shown):
     assert fmt(value, digits) == shown
+
+
+def test_compat_views_are_a_balanced_table_with_their_definitions():
+    view = {"tool": "vllm", "definitions": {"ttft_ms": HOSTILE},
+            "metrics": {"ttft_ms": {"p50": 1.5, "p95": None}, "itl_ms": None}, "throughput": {}}
+    html = compat_table({"vllm": view, HOSTILE: {}})
+    checked = Checked(html)
+    assert "<script>" not in html and "1.5 / –" in "".join(checked.text)

@@ -62,6 +62,7 @@ class LoadRun:
     baseline: dict[str, Any] | None = None
     baseline_name: str | None = None
     comparisons: dict[str, dict[str, Any]] = field(default_factory=dict)  # previous/baseline/reference -> compare()
+    compat: dict[str, dict[str, Any]] = field(default_factory=dict)  # other tools' definitions, same event logs
 
 
 @dataclass
@@ -173,6 +174,7 @@ def execute(plan: Plan, profile: Profile, *, outdir: Path, history_root: Path, b
         load_run.comparisons["previous"] = _compare.compare(summary, load_run.previous)
     if load_run.baseline is not None:
         load_run.comparisons["baseline"] = _compare.compare(summary, load_run.baseline)
+    load_run.compat = {tool: metrics.compat(run, tool) for tool in metrics.COMPAT_TOOLS}
     load_run.charts = _charts.charts(summary, outdir, previous=load_run.previous, baseline=load_run.baseline,
                                      requests=run.measured, baseline_name=baseline)
     if save_history:

@@ -109,11 +109,30 @@ def load_run_html(load_run: Any) -> str:
     if not load_run.comparisons:
         parts.append(labelled("comparison", escape("no earlier run with the same configuration key, no baseline")))
     parts += [png(Path(p).read_bytes(), Path(p).stem, width=800) for p in load_run.charts]
+    compat = getattr(load_run, "compat", None)
+    if compat:
+        parts.append(details("the same requests as other tools measure them (vLLM, guidellm, genai-perf)",
+                             compat_table(compat)))
     parts += [details("counts", counts_table(s)), details("definitions", definitions_table(s)),
               details("summary.json (without samples)", json_block(_without_samples(s)))]
     return details(f"load run '{load_run.name}': {counts.get('succeeded')} succeeded, "
                    f"{counts.get('errored')} errors, {counts.get('dropped')} dropped",
                    "".join(parts), open_=True)
+
+
+def compat_table(compat: dict) -> str:
+    """The same requests measured as other tools define TTFT, ITL, TPOT and E2E: p50 / p95 of each."""
+    rows = []
+    for tool, view in compat.items():
+        m = view.get("metrics") or {}
+        view_summary = {"metrics": m}
+        rows.append([tool, *(f"{fmt(_p(view_summary, k, 'p50'))} / {fmt(_p(view_summary, k, 'p95'))}"
+                             for k in ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms")),
+                     fmt((view.get("throughput") or {}).get("output_throughput"))])
+    notes = [[tool, name, text] for tool, view in compat.items()
+             for name, text in (view.get("definitions") or {}).items()]
+    return table(["tool", "TTFT p50 / p95", "ITL p50 / p95", "TPOT p50 / p95", "E2E p50 / p95", "output tok/s"],
+                 rows) + details("their definitions", table(["tool", "metric", "definition"], notes))
 
 
 def definitions_table(summary: dict) -> str:
