@@ -290,7 +290,8 @@ def server_base_url(server: str) -> str:
     return servers.server_url(server)
 
 
-def _robot_variable(name: str):
+def robot_variable(name: str):
+    """A Robot variable's value, or None when Robot is not running (the libraries are also used from Python)."""
     try:
         return BuiltIn().get_variable_value(name)
     except RobotNotRunningError:
@@ -298,9 +299,9 @@ def _robot_variable(name: str):
 
 
 def _output_dir() -> Path:
-    directory = _robot_variable("${OUTPUT DIR}")
+    directory = robot_variable("${OUTPUT DIR}")
     return Path(directory) if directory else Path(tempfile.gettempdir()) / "llamatest-servers"
 
 
 def _current_suite() -> str | None:
-    return _robot_variable("${SUITE NAME}")
+    return robot_variable("${SUITE NAME}")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from robot.api import logger
 from robot.api.deco import keyword, library
-from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
 
+from LlamaServerLibrary import robot_variable
 from LlamaServerLibrary import server_base_url as _base_url
 from llamatest import settings
 from llamatest.load import datasets, sweep
@@ -362,7 +362,7 @@ def _plan(dataset: Dataset, name: str | None = None, route: str = "/v1/chat/comp
           **request_fields) -> Plan:
     target = Target(base_url=_base_url(server), route=route, timeout_ttft_s=float(timeout_ttft),
                     timeout_stall_s=float(timeout_stall), timeout_total_s=float(timeout_total))
-    name = _safe_name(name or _robot_variable("${TEST NAME}") or "load")
+    name = _safe_name(name or robot_variable("${TEST NAME}") or "load")
     return Plan(name=name, target=target, dataset=dataset, max_tokens=int(max_tokens), cold=_bool(cold),
                 request_fields=request_fields, workers=int(workers), ray_address=ray_address)
 
@@ -391,13 +391,6 @@ def _safe_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in name.strip()).strip("-.").lower() or "load"
 
 
-def _robot_variable(name: str):
-    try:
-        return BuiltIn().get_variable_value(name)
-    except RobotNotRunningError:
-        return None
-
-
 def _results() -> Path:
-    directory = _robot_variable("${OUTPUT DIR}")
+    directory = robot_variable("${OUTPUT DIR}")
     return Path(directory) if directory else settings.RESULTS

@@ -24,6 +24,7 @@ Constant Rate With ShareGPT Prompts
     ...    max_tokens=${MAX_TOKENS}    max_in_flight=${32}    baseline=release
     ...    save_baseline=${SAVE_BASELINE}
     Every Load Request Should Succeed    ${run}
+    Every Load Request Should Have Had    ${run}    output_tokens=${MAX_TOKENS}
     Load Results Should Be Valid    ${run}
 
 Constant Rate With 500 Token Prompts
@@ -32,4 +33,5 @@ Constant Rate With 500 Token Prompts
     ...    max_tokens=${MAX_TOKENS}    max_in_flight=${32}    baseline=release
     ...    save_baseline=${SAVE_BASELINE}
     Every Load Request Should Succeed    ${run}
+    Every Load Request Should Have Had    ${run}    prompt_tokens=${500}    output_tokens=${MAX_TOKENS}
     Load Results Should Be Valid    ${run}

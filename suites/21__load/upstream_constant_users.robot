@@ -25,6 +25,7 @@ Constant Users With ShareGPT Prompts
     ...    warmup_requests=${USERS}    max_tokens=${MAX_TOKENS}    baseline=release
     ...    save_baseline=${SAVE_BASELINE}
     Every Load Request Should Succeed    ${run}
+    Every Load Request Should Have Had    ${run}    output_tokens=${MAX_TOKENS}
     Load Results Should Be Valid    ${run}
 
 Constant Users With 500 Token Prompts
@@ -33,4 +34,5 @@ Constant Users With 500 Token Prompts
     ...    warmup_requests=${USERS}    max_tokens=${MAX_TOKENS}    baseline=release
     ...    save_baseline=${SAVE_BASELINE}
     Every Load Request Should Succeed    ${run}
+    Every Load Request Should Have Had    ${run}    prompt_tokens=${500}    output_tokens=${MAX_TOKENS}
     Load Results Should Be Valid    ${run}

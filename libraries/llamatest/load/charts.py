@@ -151,7 +151,7 @@ def latency_chart(summary: Mapping[str, Any], path: Path, *, previous: Mapping[s
     fig.legend(handles=_legend_patches(series), loc="lower center", ncol=len(series), fontsize=8, frameon=False)
     heading = "Latency percentiles"
     if missing:
-        shown = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
+        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
         heading += f"\nnot drawn (too few samples or not measured): {shown}"
     fig.suptitle(heading, fontsize=9)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.82 if missing else 0.87, bottom=0.17, wspace=0.3)
@@ -230,7 +230,9 @@ def distribution_chart(summary: Mapping[str, Any], path: Path, *, previous: Mapp
 
 def _timeseries(data: Any, field: str) -> tuple[np.ndarray, np.ndarray]:
     rows = [r for r in (_dig(data, "timeseries") or []) if isinstance(r, Mapping) and _number(r.get("t")) is not None]
-    t = np.asarray([float(r["t"]) for r in rows], dtype=float)
+    window = _dig(data, "window") or [0.0]
+    start = _number(window[0]) or 0.0  # runs differ in set-up and warmup time: align them at the measured window
+    t = np.asarray([float(r["t"]) - start for r in rows], dtype=float)
     v = np.asarray([_number(r.get(field)) if _number(r.get(field)) is not None else np.nan for r in rows], dtype=float)
     return t, v
 
@@ -257,7 +259,7 @@ def timeseries_chart(summary: Mapping[str, Any], path: Path, *, previous: Mappin
         ax.set_ylabel(label, fontsize=8)
         ax.tick_params(labelsize=8)
         ax.grid(alpha=0.3)
-    axes[-1][0].set_xlabel("seconds from start", fontsize=8)
+    axes[-1][0].set_xlabel("seconds from the start of the measurement window", fontsize=8)
     fig.legend(handles=_legend_lines(series), loc="upper right", ncol=len(series), fontsize=7, frameon=False)
     fig.suptitle("Per second", fontsize=10, x=0.08, ha="left")
     fig.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.1, hspace=0.15)
