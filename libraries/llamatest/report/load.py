@@ -7,8 +7,8 @@ from typing import Any
 
 from llamatest.report.html import details, escape, json_block, labelled, png, table
 
-HEADLINE = ("ttft_ms", "ttfo_ms", "tpot_ms", "itl_chunk_ms", "itl_token_ms", "e2e_ms", "e2e_from_schedule_ms",
-            "client_queue_ms", "max_stall_ms", "n_in", "n_out")
+HEADLINE = ("ttft_ms", "server_prompt_ms", "overhead_ttft_ms", "ttfo_ms", "tpot_ms", "itl_chunk_ms", "itl_token_ms",
+            "e2e_ms", "e2e_from_schedule_ms", "client_queue_ms", "max_stall_ms", "n_in", "n_out")
 
 
 SHOWN = ("p50", "p90", "p95", "p99")  # the percentiles the table shows (p99.9 is in summary.json)
@@ -65,6 +65,14 @@ def counts_table(summary: dict) -> str:
     return table(["count", "value"], rows)
 
 
+def server_table(summary: dict) -> str:
+    """What the server's own /metrics said over the run: counter deltas and gauge maxima, beside the client's
+    numbers (e.g. tokens predicted against the requests' output tokens)."""
+    server = summary.get("server") or {}
+    rows = [[name, fmt(value, 3)] for name, value in sorted(server.items()) if isinstance(value, int | float)]
+    return table(["server telemetry (/metrics, /slots)", "value"], rows)
+
+
 def flags_table(summary: dict) -> str:
     """Every validity flag, set or not, with the numbers behind it."""
     rows = [[name, "SET" if _dict(flag).get("set") else "clear", _dict(flag).get("detail", "")]
@@ -102,7 +110,8 @@ def load_run_html(load_run: Any) -> str:
         ["results", str(load_run.outdir)],
     ])
     parts = [head, labelled("latency (ms) and token counts; percentiles numpy 'linear'", metrics_table(s)),
-             labelled("throughput (per second)", throughput_table(s)), labelled("validity", flags_table(s))]
+             labelled("throughput (per second)", throughput_table(s)), labelled("validity", flags_table(s)),
+             details("server telemetry over the run (includes warmup requests)", server_table(s))]
     for key, cmp in load_run.comparisons.items():
         label = f"against baseline '{load_run.baseline_name}'" if key == "baseline" else "against the previous run"
         parts.append(comparison_table(label, cmp))
