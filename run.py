@@ -67,6 +67,7 @@ Environment variables:
   {settings.ENV_SERVER_URL:<20} a running server for the suites that accept one (checked with
                        GET /health before robot starts)
   {settings.ENV_CACHE:<20} the model and wheel cache (default ~/.cache/llamatest)
+  {settings.ENV_LOAD_HISTORY:<20} earlier load runs and baselines (default results/load-history)
   {bootstrap.ENV_VENV:<20} the virtual environment (default .venv in the repository)
 
 Every other option goes to robot, after the defaults in robot.args (--outputdir results,

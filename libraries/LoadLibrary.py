@@ -28,7 +28,6 @@ from llamatest.load.pipeline import (
 from llamatest.load.profiles import Profile
 from llamatest.report.load import comparison_table, load_run_html, sweep_html
 
-HISTORY_DIR = "load-history"  # under the results folder; survives runs when results/ is kept
 NOT_INVALIDATING = ("insufficient_samples", "high_coalescing")
 
 
@@ -53,7 +52,8 @@ class LoadLibrary:
 
     Files go to ``${OUTPUT DIR}/load/<name>/``: ``summary.json`` (schema-versioned), ``requests.jsonl`` (one
     event log per line), ``summary.csv`` and the PNG charts. Earlier runs are kept in
-    ``${OUTPUT DIR}/load-history/``; baselines in its ``baselines/`` folder.
+    ``results/load-history/`` (``$LLAMATEST_LOAD_HISTORY`` moves it; the output folder does not), and
+    baselines in its ``baselines/`` folder.
 
     = Profiles =
 
@@ -165,7 +165,7 @@ class LoadLibrary:
                           max_in_flight=max_in_flight, seed=seed)
         plan = _plan(dataset, **options)
         load_run = execute(plan, profile, outdir=_results() / "load" / plan.name,
-                           history_root=_results() / HISTORY_DIR, baseline=baseline, save_history=history)
+                           history_root=_history(), baseline=baseline, save_history=history)
         logger.info(load_run_html(load_run), html=True)
         if save_baseline:
             self.save_load_baseline(load_run, save_baseline)
@@ -184,7 +184,7 @@ class LoadLibrary:
                        warmup_requests=warmup_requests, max_in_flight=max_in_flight, seed=seed)
         plan = _plan(dataset, **options)
         sweep_run = execute_sweep(plan, base, outdir=_results() / "load" / plan.name,
-                                  history_root=_results() / HISTORY_DIR, k=points, spacing=spacing, users=users)
+                                  history_root=_history(), k=points, spacing=spacing, users=users)
         logger.info(sweep_html(sweep_run), html=True)
         return sweep_run
 
@@ -204,7 +204,7 @@ class LoadLibrary:
                        max_in_flight=max_in_flight, seed=seed)
         plan = _plan(dataset, **options)
         capacity = execute_capacity(plan, base, {k: float(v) for k, v in slo.items()},
-                                    outdir=_results() / "load" / plan.name, history_root=_results() / HISTORY_DIR,
+                                    outdir=_results() / "load" / plan.name, history_root=_history(),
                                     lo=float(low), hi=float(high), axis=axis, max_iter=steps)
         logger.info(sweep_html(capacity), html=True)
         return capacity
@@ -342,7 +342,7 @@ class LoadLibrary:
     def save_load_baseline(self, load_run: LoadRun, name: str) -> Path:
         """Keeps the run (summary and per-request samples) as baseline ``name`` of this run's name, for later
         runs of the same name given ``baseline=NAME``."""
-        path = History(_results() / HISTORY_DIR).save_baseline(baseline_key(name, load_run.name), load_run.summary)
+        path = History(_history()).save_baseline(baseline_key(name, load_run.name), load_run.summary)
         logger.info(f"baseline '{name}' saved: {path}")
         return path
 
@@ -389,6 +389,11 @@ def _ramp(text: str) -> tuple[tuple[float, float], ...]:
 def _safe_name(name: str) -> str:
     # Leading and trailing dots go too: "." or ".." would leave the load folder.
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in name.strip()).strip("-.").lower() or "load"
+
+
+def _history() -> Path:
+    """Earlier runs and baselines: one place whatever ``--outputdir`` a run uses, so runs stay comparable."""
+    return settings.load_history_dir()
 
 
 def _results() -> Path:

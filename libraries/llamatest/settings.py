@@ -17,6 +17,7 @@ ENV_SERVER_BIN = "LLAMA_SERVER_BIN"
 ENV_SERVER_URL = "LLAMA_SERVER_URL"
 ENV_CACHE = "LLAMATEST_CACHE"
 ENV_PID_DIR = "LLAMATEST_PID_DIR"
+ENV_LOAD_HISTORY = "LLAMATEST_LOAD_HISTORY"
 
 
 def cache_dir() -> Path:
@@ -27,3 +28,8 @@ def cache_dir() -> Path:
 def pid_dir() -> Path:
     """The out-of-band registry of started processes that run.py sweeps."""
     return Path(os.environ.get(ENV_PID_DIR) or RESULTS / ".pids")
+
+
+def load_history_dir() -> Path:
+    """Earlier load runs and baselines: kept across runs whatever their output folder."""
+    return Path(os.environ.get(ENV_LOAD_HISTORY) or RESULTS / "load-history")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import LoadLibrary as load_library
+from llamatest import settings
 from llamatest.load import validity
 from llamatest.load.compare import VERDICTS
 from llamatest.load.history import History
@@ -34,6 +35,7 @@ def results_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("results")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(load_library, "_results", lambda: path)
+        mp.setenv("LLAMATEST_LOAD_HISTORY", str(path / "load-history"))
         for name, value in STEADY.items():  # the machine is shared: see test_load_pipeline.steady
             mp.setitem(validity.DEFAULT_THRESHOLDS, name, value)
         yield path
@@ -312,3 +314,10 @@ def test_run_names_are_folder_safe():
     assert load_library._safe_name("v1.2_run") == "v1.2_run"
     for name in ("..", ".", "../..", "???"):
         assert load_library._safe_name(name) == "load", "a name never leaves the load folder"
+
+
+def test_history_stays_in_one_place_whatever_the_output_folder(monkeypatch, tmp_path):
+    monkeypatch.delenv("LLAMATEST_LOAD_HISTORY", raising=False)
+    assert load_library._history() == settings.RESULTS / "load-history"
+    monkeypatch.setenv("LLAMATEST_LOAD_HISTORY", str(tmp_path))
+    assert load_library._history() == tmp_path
