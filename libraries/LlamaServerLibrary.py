@@ -118,7 +118,7 @@ class LlamaServerLibrary:
         loads the models of ``--models-dir`` (or ``--models-preset``) on demand.
         """
         server = self._pool.start(model, flags, alias=alias, port=port, port_taken=port_taken, timeout=timeout,
-                                  attempts=attempts, external_ok=external_ok, env=env, output_dir=_output_dir(),
+                                  attempts=attempts, external_ok=external_ok, env=env, output_dir=output_dir(),
                                   suite=_current_suite())
         return self._started(server)
 
@@ -141,7 +141,7 @@ class LlamaServerLibrary:
         chosen = _presets.preset(preset).with_options(n_slots=n_slots, n_ctx=n_ctx, embeddings=embeddings,
                                                       api_key=api_key)
         server = self._pool.start(lambda: resolve_model(chosen.model), [*chosen.args(), *extra_flags], alias=alias,
-                                  timeout=timeout, external_ok=external_ok, env=env, output_dir=_output_dir(),
+                                  timeout=timeout, external_ok=external_ok, env=env, output_dir=output_dir(),
                                   suite=_current_suite(), preset=chosen)
         return self._started(server, f" from preset '{preset}'")
 
@@ -298,9 +298,12 @@ def robot_variable(name: str):
         return None
 
 
-def _output_dir() -> Path:
+def output_dir(fallback: Path | None = None) -> Path:
+    """Robot's output folder, or ``fallback`` (a temporary folder by default) when Robot is not running."""
     directory = robot_variable("${OUTPUT DIR}")
-    return Path(directory) if directory else Path(tempfile.gettempdir()) / "llamatest-servers"
+    if directory:
+        return Path(directory)
+    return fallback if fallback is not None else Path(tempfile.gettempdir()) / "llamatest-servers"
 
 
 def _current_suite() -> str | None:

@@ -7,10 +7,10 @@ from pathlib import Path
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from LlamaServerLibrary import robot_variable
+from LlamaServerLibrary import output_dir, robot_variable
 from LlamaServerLibrary import server_base_url as _base_url
 from llamatest import settings
-from llamatest.load import datasets, sweep
+from llamatest.load import datasets, sweep, validity
 from llamatest.load.compare import VERDICTS
 from llamatest.load.compare import compare as _compare
 from llamatest.load.engine import Target
@@ -27,8 +27,6 @@ from llamatest.load.pipeline import (
 )
 from llamatest.load.profiles import Profile
 from llamatest.report.load import comparison_table, load_run_html, sweep_html
-
-NOT_INVALIDATING = ("insufficient_samples", "high_coalescing")
 
 
 @library(scope="GLOBAL", version="0.1", doc_format="ROBOT")
@@ -248,7 +246,7 @@ class LoadLibrary:
         unknown = [name for name in allowed if name not in flags]
         if unknown:
             raise ValueError(f"unknown validity flag(s) {', '.join(unknown)}: known are {', '.join(flags)}")
-        allowed = (*allowed, *NOT_INVALIDATING)
+        allowed = (*allowed, *validity.ADVISORY)
         bad = [f"{name} ({flag.get('detail', '')})" for name, flag in flags.items()
                if flag.get("set") and name not in allowed]
         if bad:
@@ -397,5 +395,4 @@ def _history() -> Path:
 
 
 def _results() -> Path:
-    directory = robot_variable("${OUTPUT DIR}")
-    return Path(directory) if directory else settings.RESULTS
+    return output_dir(settings.RESULTS)

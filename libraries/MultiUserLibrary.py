@@ -126,9 +126,7 @@ class MultiUserLibrary:
         together. ``dispatch=one_by_one`` sends each after the previous answered: as a single user sends them.
         """
         bodies = build_bodies("embeddings", inputs, times, id_slots=id_slots, fields=fields)
-        arguments = {**locals(), "dispatch_after_tokens": 1, "cancel": None, "cancel_when": "chunks",
-                     "cancel_after_chunks": 1, "probe_no_idle_slot": False}
-        return await self._send("embeddings", bodies, server, _options(arguments))
+        return await self._send("embeddings", bodies, server, _options(locals()))
 
     @keyword("Send Mixed Requests")
     async def send_mixed_requests(self, count: int, n_predict: int = 16, invalid_every: int = 0,
@@ -144,9 +142,7 @@ class MultiUserLibrary:
         Check with `Every Request Should Get What It Asked For`.
         """
         paths, bodies, cancel = build_mixed(count, n_predict, invalid_every, cancel_every, fields)
-        options = Options(timeout=timeout, metrics=metrics, interval=interval, settle=settle, cancel=tuple(cancel),
-                          cancel_after_chunks=cancel_after_chunks)
-        return await self._send(paths, bodies, server, options)
+        return await self._send(paths, bodies, server, _options(locals()))
 
     async def _send(self, route: str | list[str], bodies: list, server: str, options: Options) -> Batch:
         paths = route_path(route) if isinstance(route, str) else route
@@ -168,11 +164,7 @@ class MultiUserLibrary:
         idle, tl = await wait_slots_idle(_base_url(server), timeout)
         if tl.slots:
             logger.info(timeline_svg(tl), html=True)
-        if not tl.slots:
-            raise AssertionError(f"GET /slots never answered: {tl.errors[-1][1] if tl.errors else 'no poll'}")
-        if not idle:
-            busy = ", ".join(f"slot {s.id} (task {s.id_task})" for s in tl.slots[-1].slots if s.busy)
-            raise AssertionError(f"{busy} still busy after {timeout} s")
+        checks.slots_became_idle(idle, tl, timeout)
 
     # ---- requests ---------------------------------------------------------------------------------------
 
@@ -374,11 +366,13 @@ class MultiUserLibrary:
 
 
 def _options(arguments: dict) -> Options:
-    """The batch options among a send keyword's arguments."""
-    names = [f.name for f in dataclasses.fields(Options) if f.name not in ("cancel", "headers")]
-    return Options(**{name: arguments[name] for name in names}, cancel=tuple(arguments["cancel"] or ()))
-
-
+    """The batch options among a send keyword's arguments; an option the keyword does not take keeps its
+    `Options` default."""
+    given = {f.name: arguments[f.name] for f in dataclasses.fields(Options)
+             if f.name in arguments and f.name != "headers"}
+    if "cancel" in given:
+        given["cancel"] = tuple(given["cancel"] or ())
+    return Options(**given)
 
 
 def _batch(value) -> Batch:

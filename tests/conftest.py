@@ -26,6 +26,7 @@ import pytest
 from aiohttp import web
 
 from tests.concurrency import fake_llama
+from tests.sse_helpers import DONE, sse
 
 HANG_S = 30  # upper bound so a forgotten client can never keep the server busy forever
 
@@ -92,10 +93,6 @@ async def script(request: web.Request) -> web.StreamResponse:
     return resp
 
 
-def sse(obj) -> str:
-    return f"data: {json.dumps(obj)}\n\n"
-
-
 async def chat(request: web.Request) -> web.StreamResponse:
     """Like llama-server: role chunk, one chunk per token, finish chunk, usage chunk, [DONE]."""
     body = await request.json()
@@ -114,7 +111,7 @@ async def chat(request: web.Request) -> web.StreamResponse:
         await resp.write(chunk({"content": token}).encode())
     await resp.write(chunk({}, "stop").encode())
     usage = {"id": "c1", "choices": [], "usage": {"completion_tokens": len(tokens)}}
-    await resp.write((sse(usage) + "data: [DONE]\n\n").encode())
+    await resp.write((sse(usage) + DONE).encode())
     await resp.write_eof()
     return resp
 

@@ -6,6 +6,7 @@ Stdlib only: run.py's set-up imports this before any dependency is installed.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,3 +34,12 @@ def pid_dir() -> Path:
 def load_history_dir() -> Path:
     """Earlier load runs and baselines: kept across runs whatever their output folder."""
     return Path(os.environ.get(ENV_LOAD_HISTORY) or RESULTS / "load-history")
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Writes ``text`` (UTF-8) to ``path`` through a temporary file in the same folder and a rename, so a
+    reader sees the old file or the new one, never half of it. Creates the folder; raises ``OSError``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{time.time_ns()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)

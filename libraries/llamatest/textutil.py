@@ -26,6 +26,12 @@ def short_repr(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+def first_difference(a: str, b: str) -> int:
+    """The index of the first character where ``a`` and ``b`` differ; the shorter length when one is a prefix
+    of the other (so the length itself when they are equal)."""
+    return next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+
+
 def media_type(content_type: str) -> str:
     """``application/json; charset=utf-8`` → ``application/json``: the media type, parameters aside."""
     return content_type.split(";", 1)[0].strip().lower()

@@ -97,3 +97,29 @@ def test_requests_that_name_their_slot_are_matched_first():
     tl.requests = [RequestSpan(0, 0.01, 0.05, 0.13, slot=None, abandoned=0.13), RequestSpan(1, 0.01, 0.05, 0.32, 0)]
     matched = tl.request_intervals()
     assert (matched[0].slot, matched[1].slot) == (1, 0)
+
+
+def test_busy_description_names_the_busy_slots_and_their_tasks():
+    assert sample(0.2, 5, None, 7).busy_description == "slot 0 (task 5), slot 2 (task 7)"
+    assert sample(0.2, None).busy_description == ""
+
+
+def test_settled_after_wants_idle_slots_and_with_metrics_idle_counters():
+    tl = timeline()
+    tl.metrics = [MetricsSample(0.36, 0.355, {"requests_processing": 1.0}),
+                  MetricsSample(0.42, 0.415, {"requests_processing": 0.0, "requests_deferred": 0.0})]
+    assert tl.metrics_idle_after(0.35).t == 0.42 and tl.metrics_idle_after(0.42) is None
+    assert tl.settled_after(0.35, metrics=True) and tl.settled_after(0.35, metrics=False)
+    assert not tl.settled_after(0.41, metrics=False)  # no idle slot sample sent after 0.41
+    tl.metrics = tl.metrics[:1]
+    assert not tl.settled_after(0.35, metrics=True) and tl.settled_after(0.35, metrics=False)
+
+
+def test_batch_busy_slots_per_decode_spans_the_first_and_last_samples():
+    first = MetricsSample(0.0, 0.0, {"n_busy_slots_per_decode": 1.0, "n_decode_total": 10.0})
+    middle = MetricsSample(0.5, 0.5, {"n_busy_slots_per_decode": 9.0, "n_decode_total": 11.0})
+    last = MetricsSample(1.0, 0.9, {"n_busy_slots_per_decode": 1.5, "n_decode_total": 20.0})
+    assert Timeline(metrics=[first, middle, last]).batch_busy_slots_per_decode() == \
+        Timeline().busy_slots_per_decode(first, last)
+    assert Timeline(metrics=[first]).batch_busy_slots_per_decode() is None
+    assert Timeline().batch_busy_slots_per_decode() is None

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from llamatest.concurrency.batch import Batch
-from MultiUserLibrary import MultiUserLibrary
+from llamatest.concurrency.batch import Batch, Options
+from MultiUserLibrary import MultiUserLibrary, _options
 
 
 @pytest.fixture
@@ -68,3 +68,9 @@ def test_a_dead_server_fails_at_once(lib, closed_port_url):
 def test_the_assertions_want_a_batch(lib):
     with pytest.raises(TypeError, match="expected a batch from 'Send Concurrent Completions', got list"):
         lib.every_request_should_succeed([])
+
+
+def test_options_a_keyword_does_not_take_keep_their_defaults():
+    assert _options({"self": None, "timeout": 5.0, "cancel": None, "fields": {"headers": 1}}) == Options(timeout=5.0)
+    assert _options({"cancel": [2, 0], "cancel_after_chunks": 3}) == Options(cancel=(2, 0), cancel_after_chunks=3)
+    assert _options({}) == Options()

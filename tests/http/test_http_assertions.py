@@ -185,3 +185,9 @@ def test_header_token_and_absence(lib, http, server):
     lib.header_should_be_absent(resp, "Access-Control-Allow-Origin")
     assert fails(lib.header_should_be_absent, resp, "x-test-header") == \
         "GET /echo: header 'x-test-header' should be absent, was 'hello-world'"
+
+
+def test_header_tokens_are_stripped_and_lower_cased():
+    resp = Response("GET", "http://h/x", 200, "", {"connection": "Keep-Alive ,  CLOSE", "x": ""})
+    assert resp.header_tokens("Connection") == ["keep-alive", "close"]
+    assert resp.header_tokens("x") == [""] and resp.header_tokens("absent") == []

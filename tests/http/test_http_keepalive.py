@@ -4,6 +4,7 @@ connections alive, and against answers that end with the connection cut."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -63,6 +64,27 @@ def test_a_first_answer_cut_short_fails_at_once(server):
     with pytest.raises(AssertionError, match=r"^POST /script: the server closed the connection before its answer "
                                              r"was complete \(\d+ bytes received\)$"):
         two_requests(server, ("POST", "/script", spec), timeout=5)
+
+
+def test_the_bytes_of_a_chunked_answer_cut_short_are_all_counted(server):
+    spec = {"steps": ["data: x\n\n", {"sleep": 0.1}, {"cut": True}]}
+    with pytest.raises(AssertionError) as info:
+        two_requests(server, ("POST", "/script", spec), timeout=5)
+    received = int(re.search(r"\((\d+) bytes received\)$", str(info.value)).group(1))
+    head = len("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+    assert received >= head + len("9\r\ndata: x\n\n\r\n")  # the chunk read, not only the head
+
+
+def test_a_first_answer_past_the_deadline_fails_with_one_clear_message(server):
+    with pytest.raises(AssertionError, match=r"^GET /hang: no complete answer before the deadline$"):
+        two_requests(server, ("GET", "/hang", None), timeout=0.3)
+
+
+def test_the_log_block_shows_each_answer_as_an_exchange(server):
+    reuse = two_requests(server, ("POST", "/script", {"json": {"x": 1}}), ("GET", "/echo", None), timeout=5)
+    block = reuse_html(reuse)
+    assert block.count("response headers") == 2 and "POST /script → 200 (" in block and "GET /echo → 200 (" in block
+    assert "then on the same connection: GET /echo → 200" in block
 
 
 def test_one_deadline_covers_both_requests(server):

@@ -27,9 +27,13 @@ import resource
 import sys
 import time
 import urllib.request
+from collections import Counter
+from pathlib import Path
 
 import numpy as np
-from scripted_server import start_process  # this script's folder is on sys.path when it runs
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: ``tests`` is importable
+from tests.load.scripted_server import DONE, chat, serve_forever, start_process, usage  # noqa: E402
 
 GAP_S = 0.005  # between the content writes of one stream
 N_CONTENT = 4  # content writes after the first one
@@ -40,16 +44,9 @@ def _serve(conn) -> None:
 
     stamps: dict[str, list[float]] = {}
     state = {"open": 0, "peak": 0}
-
-    def chunk(delta: dict, finish: str | None = None) -> bytes:
-        return ("data: " + json.dumps({"id": "n", "object": "chat.completion.chunk", "choices": [
-            {"index": 0, "delta": delta, "finish_reason": finish}]}) + "\n\n").encode()
-
-    role_and_first = chunk({"role": "assistant", "content": None}) + chunk({"content": "a"})
-    content = chunk({"content": "b"})
-    usage = ("data: " + json.dumps({"id": "n", "choices": [], "usage": {"completion_tokens": 1 + N_CONTENT,
-                                                                        "prompt_tokens": 1}}) + "\n\n").encode()
-    tail = chunk({}, "length") + usage + b"data: [DONE]\n\n"
+    role_and_first = (chat({"role": "assistant", "content": None}) + chat({"content": "a"})).encode()
+    content = chat({"content": "b"}).encode()
+    tail = (chat({}, "length") + usage(1 + N_CONTENT, prompt=1) + DONE).encode()
 
     async def complete(request: web.Request) -> web.StreamResponse:
         body = await request.json()
@@ -82,19 +79,14 @@ def _serve(conn) -> None:
         state["peak"] = state["open"]
         return web.json_response(out)
 
-    async def main() -> None:
+    def make_app() -> web.Application:
         app = web.Application()
         app.router.add_get("/stamps", get_stamps)
         app.router.add_post("/v1/chat/completions", complete)
-        runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=0.5)
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", 0, backlog=8192).start()
-        conn.send(runner.addresses[0][1])
-        while True:
-            await asyncio.sleep(3600)
+        return app
 
     _raise_nofile()
-    asyncio.run(main())
+    serve_forever(make_app, conn, backlog=8192)
 
 
 def _raise_nofile() -> int:
@@ -133,24 +125,15 @@ def pct(values, q) -> float:
 
 
 def peak_in_flight(requests) -> int:
-    points = []
-    for r in requests:
-        if r.t_dispatched is not None:
-            points.append((r.t_dispatched, 1))
-            points.append((r.t_closed if r.t_closed is not None else float("inf"), -1))
-    level = peak = 0
-    for _, step in sorted(points, key=lambda p: (p[0], p[1])):
-        level += step
-        peak = max(peak, level)
-    return peak
+    """Most requests open at once, dispatch to close (a request never closed stays open)."""
+    from llamatest.load.metrics import concurrency
+
+    return concurrency([(r.t_dispatched, r.t_closed if r.t_closed is not None else float("inf"))
+                        for r in requests if r.t_dispatched is not None])[1]
 
 
 def errors_of(requests) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for r in requests:
-        if r.error:
-            out[r.error] = out.get(r.error, 0) + 1
-    return out
+    return dict(Counter(r.error for r in requests if r.error))
 
 
 def bench_streams(url: str, n: int, hold: float, keep_alive: bool = False) -> dict:

@@ -21,12 +21,14 @@ delay the client's reads by up to the interpreter's switch interval (5 ms).
 from __future__ import annotations
 
 import asyncio
-import json
 import multiprocessing
 import time
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
+
+from tests.sse_helpers import DONE, sse
 
 STAMPS: dict[str, dict[str, Any]] = {}
 
@@ -107,7 +109,6 @@ async def slots(request: web.Request) -> web.Response:
 def make_app() -> web.Application:
     app = web.Application(client_max_size=16 * 1024 * 1024)
     app.router.add_get("/stamps/{rid}", stamps)
-    app.router.add_get("/health", lambda r: web.json_response({"status": "ok"}))
     app.router.add_get("/metrics", metrics)
     app.router.add_get("/slots", slots)
     app.router.add_get("/props", props)
@@ -116,17 +117,22 @@ def make_app() -> web.Application:
     return app
 
 
-def _serve(conn) -> None:
+def serve_forever(make: Callable[[], web.Application], conn, backlog: int = 4096) -> None:
+    """Serves ``make()`` on 127.0.0.1 at a free port, sent through ``conn`` once it listens, until the
+    process ends (the body of a ``start_process`` server)."""
     async def main() -> None:
-        runner = web.AppRunner(make_app(), handler_cancellation=True, shutdown_timeout=0.5, access_log=None)
+        runner = web.AppRunner(make(), handler_cancellation=True, shutdown_timeout=0.5, access_log=None)
         await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0, backlog=4096)
-        await site.start()
+        await web.TCPSite(runner, "127.0.0.1", 0, backlog=backlog).start()
         conn.send(runner.addresses[0][1])
         while True:
             await asyncio.sleep(3600)
 
     asyncio.run(main())
+
+
+def _serve(conn) -> None:
+    serve_forever(make_app, conn)
 
 
 def start() -> tuple[str, multiprocessing.Process]:
@@ -147,11 +153,7 @@ def start_process(serve, name: str) -> tuple[str, multiprocessing.Process]:
     return f"http://127.0.0.1:{parent.recv()}", proc
 
 
-# ----- stream builders -----
-
-def sse(obj: Any) -> str:
-    return f"data: {json.dumps(obj)}\n\n"
-
+# ----- stream builders (sse and DONE come from tests/sse_helpers.py) -----
 
 def chat(delta: dict, finish: str | None = None, **extra: Any) -> str:
     return sse({"id": "x", "object": "chat.completion.chunk",
@@ -176,5 +178,8 @@ def native(content: str, tokens: list[int], stop: bool = False, **extra: Any) ->
     return sse({"content": content, "tokens": tokens, "stop": stop, **extra})
 
 
-DONE = "data: [DONE]\n\n"
 PING = ": ping\n\n"
+
+# DONE and sse are re-exported: the tests import every stream builder from here.
+__all__ = ["DONE", "PING", "chat", "make_app", "native", "serve_forever", "sse", "start", "start_process", "text",
+           "usage"]

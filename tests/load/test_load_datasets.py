@@ -212,6 +212,17 @@ def test_bodies_cycle_through_the_prompts_and_share_no_nested_object():
     assert make(0)["stop"] is not make(1)["stop"]
 
 
+@pytest.mark.parametrize("route, extra", [("/v1/chat/completions", None), ("/completion", None),
+                                          ("/completion", {"messages": [{"role": "user", "content": "z"}]})])
+def test_a_body_maker_knows_the_prompt_hash_of_its_bodies(route, extra):
+    make = body_maker(["a", "b", "c"], route=route, max_tokens=4, extra=extra)
+    hashes = [make.prompt_hash(i) for i in range(7)]
+    assert hashes == [datasets.prompt_hash(make(i)) for i in range(7)]
+    assert len(set(hashes)) == (1 if extra else 3)
+    again = pickle.loads(pickle.dumps(make))  # with its memo of hashes
+    assert again == make and again.prompt_hash(5) == hashes[5]
+
+
 def test_a_body_maker_survives_pickling():
     make = body_maker(["a", "b"], route="/v1/chat/completions", max_tokens=4)
     assert pickle.loads(pickle.dumps(make))(1) == make(1)

@@ -82,6 +82,26 @@ def test_worker_bodies_interleave_so_no_two_workers_send_the_same_prompt():
     assert sent == ["p0", "p2", "p4", "p1", "p3", "p5"]
 
 
+def test_worker_bodies_give_the_prompt_hash_of_what_they_send():
+    from llamatest.load.datasets import body_maker, prompt_hash
+    from llamatest.load.distributed import ShardBodies
+
+    bodies = body_maker([f"p{i}" for i in range(6)], route="/completion", max_tokens=1)
+    for inner in (bodies, lambda i: bodies(i)):  # a BodySpec knows its hashes; any other body maker is hashed
+        shard = ShardBodies(inner, 1, 2)
+        assert [shard.prompt_hash(k) for k in range(4)] == [prompt_hash(shard(k)) for k in range(4)]
+
+
+def test_merge_moves_the_worker_records_in_place():
+    from llamatest.load.distributed import merge_runs
+
+    runs = [worker_run(0.0, [0.02]), worker_run(0.5, [0.03])]
+    originals = [r for run in runs for r in run.requests]
+    merged = merge_runs(runs, offsets=[0.0, 0.0], t0_wall=0.0, t0_perf=0.0)
+    assert all(a is b for a, b in zip(merged.requests, originals, strict=True))
+    assert merged.requests[1].events[0].t == pytest.approx(0.5 + 0.015)
+
+
 def test_importing_the_package_never_imports_ray():
     code = ("import sys, llamatest.load.distributed, llamatest.load.datasets, llamatest.load.engine; "
             "print('ray' in sys.modules)")

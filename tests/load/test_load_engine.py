@@ -382,3 +382,40 @@ def test_run_record_round_trips(scripted):
     assert again == record
     assert "headers" not in record.target and record.target["route"] == "/v1/chat/completions"
     assert record.target["keep_alive"] is False
+
+
+def test_scrape_records_odd_answers_and_stops_asking_a_disabled_endpoint():
+    import asyncio
+
+    import aiohttp
+    from aiohttp import web
+
+    from llamatest.load.engine import scrape
+
+    async def metrics_off(request: web.Request) -> web.Response:
+        return web.Response(status=501, text="metrics disabled")
+
+    async def slots_null(request: web.Request) -> web.Response:
+        return web.json_response(None)
+
+    async def main() -> tuple[dict, dict, dict]:
+        app = web.Application()
+        app.router.add_get("/metrics", metrics_off)
+        app.router.add_get("/slots", slots_null)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", 0).start()
+        target = Target(f"http://127.0.0.1:{runner.addresses[0][1]}/")
+        want: dict = {}
+        try:
+            async with aiohttp.ClientSession() as session:
+                first = await scrape(session, target, 1.0, want)
+                second = await scrape(session, target, 2.0, want)
+        finally:
+            await runner.cleanup()
+        return first, second, want
+
+    first, second, want = asyncio.run(main())
+    assert first == {"t": 1.0, "metrics": None, "slots": None, "errors": ["/metrics 501", "/slots TypeError"]}
+    assert second == {"t": 2.0, "metrics": None, "slots": None, "errors": ["/slots TypeError"]}
+    assert want == {"metrics": False}

@@ -142,3 +142,12 @@ def test_from_dict_rejects_unknown_fields_and_round_trips():
 ])
 def test_describe(profile, text):
     assert profile.describe() == text
+
+
+@pytest.mark.parametrize("profile", [
+    Profile("rate", rate=50, arrival="poisson", duration_s=2, warmup_s=0.5, max_requests=40, seed=3),
+    Profile("ramp", ramp=((0, 10), (1, 40)), ramp_shape="linear", duration_s=2),
+    Profile("concurrency", users=3, duration_s=4, warmup_s=1),
+])
+def test_plan_is_the_schedule_and_the_window_at_once(profile):
+    assert profile.plan() == (profile.schedule(), profile.window())

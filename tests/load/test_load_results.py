@@ -174,12 +174,19 @@ def test_config_key_changes_with_profile_seed_and_request_params(change):
     assert identity(summary)["config_key"] != identity({**summary, **change})["config_key"]
 
 
-@pytest.mark.parametrize("part", ["server_build", "model_hash", "dataset_hash", "client_version"])
+@pytest.mark.parametrize("part", ["model_hash", "dataset_hash", "client_version"])
 def test_config_key_changes_with_each_identity_part(part):
     summary = summary_from_samples({"ttft_ms": [1.0]})
-    args = {"server_build": "b1", "model_hash": "m", "machine": MACHINE, "dataset_hash": "d", "client_version": "c"}
+    args = {"model_hash": "m", "machine": MACHINE, "dataset_hash": "d", "client_version": "c"}
     assert config_key(summary, **args) != config_key(summary, **{**args, part: "other"})
     assert config_key(summary, **args) == config_key(summary, **{**args, "machine": dict(MACHINE)})
+
+
+def test_the_server_build_is_recorded_but_not_part_of_the_key():
+    summary = summary_from_samples({"ttft_ms": [1.0]})
+    release, current = identity(summary, server_build="b1"), identity(summary, server_build="b2")
+    assert release["config_key"] == current["config_key"] and current["server_build"] == "b2"
+    assert "server_build" not in current["config"]
 
 
 def test_machine_fingerprint_is_stable_and_complete():
@@ -192,7 +199,7 @@ def test_machine_fingerprint_is_stable_and_complete():
 def test_identity_defaults_seeds_workers_and_profile_name():
     ident = identity(summary_from_samples({"ttft_ms": [1.0]}))
     assert (ident["seeds"], ident["workers"], ident["profile_name"]) == (7, 1, "rate-2-poisson")
-    assert set(ident["config"]) == {"server_build", "model_hash", "machine", "profile", "dataset_hash",
+    assert set(ident["config"]) == {"model_hash", "machine", "profile", "dataset_hash",
                                     "request_params", "client_version"}
 
 

@@ -43,6 +43,12 @@ def test_the_chart_is_well_formed_svg_with_a_row_per_slot_and_request():
     assert any(title.startswith("GET /slots?fail_on_no_slot=1 → 503") for title in titles)
 
 
+def test_the_chart_draws_the_same_from_intervals_the_caller_computed():
+    tl = timeline()
+    intervals = tl.intervals()
+    assert timeline_svg(tl, intervals, tl.request_intervals(intervals)) == timeline_svg(tl)
+
+
 def test_an_empty_timeline_still_draws():
     svg = timeline_svg(Timeline(end=0.0))
     assert texts(svg)[0] == "slot timeline: no slot sample over 0.00 s (0 failed polls)"

@@ -215,7 +215,7 @@ def sessions():
 @pytest.fixture
 def library(fake, monkeypatch, suite, sessions, logged):
     warned = []
-    monkeypatch.setattr(facade, "_output_dir", lambda: fake)
+    monkeypatch.setattr(facade, "output_dir", lambda *_: fake)
     monkeypatch.setattr(facade, "_current_suite", lambda: suite.name)
     monkeypatch.setattr(facade, "open_session", lambda alias, url: sessions.append((alias, url)))
     monkeypatch.setattr(facade.logger, "warn", lambda message, html=False: warned.append(message))

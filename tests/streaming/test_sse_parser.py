@@ -149,3 +149,15 @@ def test_complete_stream_has_no_trailing():
 def test_is_done():
     assert is_done(SSEEvent("message", "[DONE]", None, 0.0))
     assert not is_done(SSEEvent("message", '{"done": true}', None, 0.0))
+
+
+def test_without_raw_lines_the_items_are_the_same_and_trailing_is_the_last_line():
+    chunks = [b"\xef\xbb\xbfdata: a\r", b"\nid: 7\n: ping\n\nevent: x\ndata: b\rdata: c\r\n\r\n",
+              b"data: d\ndata: {\"pa"]
+    kept, lean = SSEParser(), SSEParser(keep_raw=False)
+    for t, chunk in enumerate(chunks):
+        assert lean.feed(chunk, float(t)) == kept.feed(chunk, float(t))
+    assert lean.close(9.0) == kept.close(9.0) == []
+    assert kept.trailing == b'data: d\ndata: {"pa'
+    assert lean.trailing == b'data: {"pa'
+    assert len(lean._event_raw) == 0

@@ -6,6 +6,7 @@ import json
 import pytest
 from robot.utils import DotDict
 
+from llamatest.textutil import first_difference
 from StreamingLibrary import StreamingLibrary
 
 BASE = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "tiny"}
@@ -140,6 +141,13 @@ def test_streamed_text_should_be(lib, play):
         "streamed text was 'Hello world' (11 chars), expected 'Hello World!' (12 chars); first difference at char 6"
     message = fails(lib.streamed_text_should_be, play({"content": "x" * 1000}), "y")
     assert "'xxx" in message and "…" in message and len(message) < 400
+    assert fails(lib.streamed_text_should_be, r, "Hello world!").endswith("first difference at char 11")
+
+
+@pytest.mark.parametrize(("a", "b", "at"), [("abc", "abd", 2), ("ab", "abc", 2), ("abc", "a", 1), ("", "x", 0),
+                                            ("same", "same", 4)])
+def test_first_difference(a, b, at):
+    assert first_difference(a, b) == at == first_difference(b, a)
 
 
 # ---- OpenAI chunks -------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from robot.libraries.BuiltIn import BuiltIn
 
 import LlamaServerLibrary as server_library
 import StreamingLibrary as facade
+from llamatest.streaming import checks
 from llamatest.streaming.client import client_session, stream_one
 from llamatest.streaming.result import StreamEvent, StreamResult
 from StreamingLibrary import StreamingLibrary
@@ -62,7 +63,7 @@ def test_chat_stream_result(lib, server):
     assert r.events[-1] == StreamEvent(t=r.events[-1].t, event="message", data="[DONE]", json=None)
     assert r.done_count == 1 and r.ended_with_done
     assert r.text == "Hello, world"
-    assert len(r.json_events()) == 6 and r.json_events()[-1]["usage"] == {"completion_tokens": 3}
+    assert len(checks.json_events(r)) == 6 and checks.json_events(r)[-1]["usage"] == {"completion_tokens": 3}
     assert r.error is None and r.body is None and r.json_body is None and r.truncated_tail == b""
     assert r.t_headers <= r.t_first_event < r.t_first_text <= r.t_end
     assert r.t_first_text >= 0.04  # the role chunk is not a token

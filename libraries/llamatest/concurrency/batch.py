@@ -23,7 +23,7 @@ import aiohttp
 from llamatest.concurrency import answers
 from llamatest.concurrency.sampler import SlotSampler
 from llamatest.concurrency.timeline import RequestSpan, Timeline
-from llamatest.streaming.client import stream_one
+from llamatest.streaming.client import client_session, stream_one
 from llamatest.streaming.result import StreamResult
 from llamatest.streaming.sse import SSEEvent, SSEParser
 from llamatest.textutil import join_url
@@ -251,11 +251,11 @@ async def run_batch(base_url: str, path: str | Sequence[str], bodies: Sequence[A
     try:
         if sampler is not None:  # the timeline starts with the slots before any request
             await sampler.wait_until(lambda tl: bool(tl.slots) or bool(tl.errors), deadline - loop.time())
-        async with _users_session() as session:
+        async with client_session(force_close=True) as session:  # a connection per user
             results = list(await asyncio.gather(*(one(session, i) for i in range(len(bodies)))))
         requests_done = clock()
         if sampler is not None:
-            await sampler.wait_until(lambda tl: _settled(tl, requests_done, options.metrics),
+            await sampler.wait_until(lambda tl: tl.settled_after(requests_done, options.metrics),
                                      min(options.settle, deadline - loop.time()))
     finally:
         for task in helpers:
@@ -271,14 +271,6 @@ async def run_batch(base_url: str, path: str | Sequence[str], bodies: Sequence[A
     where = wheres[0] if len(wheres) == 1 else f"POST to {len(wheres)} routes"  # none: "POST to 0 routes"
     abandoned = [i for i, w in enumerate(watches) if w.abandoned_at is not None]
     return Batch(where, results, timeline if sampler is not None else None, abandoned, clock())
-
-
-def _users_session() -> aiohttp.ClientSession:
-    """A connection per request, as separate users have: no keep-alive connection is reused, so no request
-    lands on a connection the server is closing. No cap on connections, no aiohttp timeout (the batch has
-    its deadline)."""
-    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, force_close=True),
-                                 timeout=aiohttp.ClientTimeout(total=None))
 
 
 async def _dispatch_wait(i: int, watches: list[_Watch], options: Options, sampler: SlotSampler | None,
@@ -350,14 +342,6 @@ async def _hang_up_when(watch: _Watch, when: str, sampler: SlotSampler, probing:
         watch.seen_busy.set()
     if when != "chunks":
         watch.hang_up.set()
-
-
-def _settled(tl: Timeline, requests_done: float, metrics: bool) -> bool:
-    """After the requests: a slot sample with no slot busy, and (with metrics) nothing processing or queued."""
-    if tl.idle_after(requests_done) is None:
-        return False
-    return not metrics or tl.metrics_after(requests_done, lambda v: v.get("requests_processing", 0) == 0
-                                           and v.get("requests_deferred", 0) == 0) is not None
 
 
 def _span(index: int, r: StreamResult, t0: float, watch: _Watch) -> RequestSpan:

@@ -12,9 +12,9 @@ import json
 
 from llamatest.concurrency import answers
 from llamatest.concurrency.batch import Batch
-from llamatest.concurrency.timeline import Timeline
+from llamatest.concurrency.timeline import MetricsSample, Timeline
 from llamatest.streaming.result import StreamResult
-from llamatest.textutil import short_repr
+from llamatest.textutil import first_difference, short_repr
 
 NO_SLOT = {"code": 503, "message": "no slot available", "type": "unavailable_error"}
 
@@ -201,7 +201,7 @@ def texts_all_differ(batch: Batch) -> None:
 def _diff(a: str | None, b: str | None) -> str:
     if a is None or b is None:
         return f"{short_repr(a, 40)} vs {short_repr(b, 40)}"
-    at = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    at = first_difference(a, b)
     return f"they differ from char {at} ({short_repr(a[at:at + 20])} vs {short_repr(b[at:at + 20])}; " \
            f"{len(a)} and {len(b)} chars)"
 
@@ -266,18 +266,36 @@ def _timeline(batch: Batch) -> Timeline:
     return batch.timeline
 
 
+def _metrics(tl: Timeline, at_least: int = 1, what: str = "no /metrics sample",
+             name: str | None = None) -> list[MetricsSample]:
+    """The ``/metrics`` samples (those with ``name``, when given); fails with ``what`` when there are fewer
+    than ``at_least``."""
+    samples = tl.metrics if name is None else [m for m in tl.metrics if name in m.values]
+    if len(samples) < at_least:
+        raise AssertionError(f"{what}: send the batch with metrics=True to a server with --metrics")
+    return samples
+
+
 def all_slots_were_busy(batch: Batch) -> None:
     """Some ``/slots`` sample shows every slot busy, or (with metrics) the server's own counters show a decode
     step with every slot busy: more than ``n_slots - 1`` busy slots per decode on average over the batch."""
     tl = _timeline(batch)
     if tl.first_all_busy() is not None:
         return
-    average = tl.busy_slots_per_decode(tl.metrics[0], tl.metrics[-1]) if len(tl.metrics) > 1 else None
+    average = tl.batch_busy_slots_per_decode()
     n = tl.n_slots or 0
     if average is not None and average > n - 1:
         return
     counters = "no /metrics" if average is None else f"/metrics: {average:.3f} busy slots per decode on average"
     raise AssertionError(f"the slots were never all busy at once: {tl.summary()}; {counters}")
+
+
+def slots_became_idle(idle: bool, tl: Timeline, timeout: float) -> None:
+    """The outcome of polling ``/slots`` until idle (``wait_slots_idle``): it answered, and no slot was busy."""
+    if not tl.slots:
+        raise AssertionError(f"GET /slots never answered: {tl.errors[-1][1] if tl.errors else 'no poll'}")
+    if not idle:
+        raise AssertionError(f"{tl.slots[-1].busy_description} still busy after {timeout} s")
 
 
 def slots_went_back_to_idle(batch: Batch) -> None:
@@ -289,11 +307,9 @@ def slots_went_back_to_idle(batch: Batch) -> None:
         if last.t_sent < done:
             raise AssertionError(f"no /slots sample after the last request ended: the last one was sent "
                                  f"{done - last.t_sent:.2f} s before")
-        busy = ", ".join(f"slot {s.id} (task {s.id_task})" for s in last.slots if s.busy)
-        raise AssertionError(f"the slots did not go back to idle: {busy} still busy {last.t - done:.2f} s after "
-                             f"the last request ended")
-    if tl.metrics and tl.metrics_after(done, lambda v: v.get("requests_processing", 0) == 0
-                                       and v.get("requests_deferred", 0) == 0) is None:
+        raise AssertionError(f"the slots did not go back to idle: {last.busy_description} still busy "
+                             f"{last.t - done:.2f} s after the last request ended")
+    if tl.metrics and tl.metrics_idle_after(done) is None:
         values = tl.metrics[-1].values
         raise AssertionError(f"/metrics did not go back to idle: requests_processing "
                              f"{values.get('requests_processing')}, "
@@ -302,8 +318,7 @@ def slots_went_back_to_idle(batch: Batch) -> None:
 
 def requests_were_deferred(batch: Batch) -> None:
     tl = _timeline(batch)
-    if not tl.metrics:
-        raise AssertionError("no /metrics sample: send the batch with metrics=True to a server with --metrics")
+    _metrics(tl)
     most = tl.metric_max("requests_deferred")
     if most is None:
         raise AssertionError("/metrics has no llamacpp:requests_deferred")
@@ -320,10 +335,8 @@ def metrics_counted_every_predicted_token(batch: Batch) -> None:
     ``n_predict``; without one, the growth must be exact.
     """
     tl = _timeline(batch)
-    values = [m.values["tokens_predicted_total"] for m in tl.metrics if "tokens_predicted_total" in m.values]
-    if len(values) < 2:
-        raise AssertionError("fewer than two /metrics samples with llamacpp:tokens_predicted_total: send the "
-                             "batch with metrics=True to a server with --metrics")
+    values = [m.values["tokens_predicted_total"] for m in _metrics(
+        tl, 2, "fewer than two /metrics samples with llamacpp:tokens_predicted_total", name="tokens_predicted_total")]
     low = high = 0
     for i, r in enumerate(batch.results):
         if i in batch.abandoned:
@@ -446,8 +459,7 @@ def abandoned_requests_left_the_queue(batch: Batch) -> None:
     """Each request abandoned while queued left the queue: after its hang-up, while another request of the
     batch still ran, ``/metrics`` showed ``requests_deferred`` back at 0."""
     tl = _timeline(batch)
-    if not tl.metrics:
-        raise AssertionError("no /metrics sample: send the batch with metrics=True to a server with --metrics")
+    _metrics(tl)
     if not batch.abandoned:
         raise AssertionError("no request was abandoned by the client")
     for i in batch.abandoned:
@@ -476,12 +488,10 @@ def requests_ran_one_at_a_time(batch: Batch) -> None:
         tasks = " and ".join(str(task) for task in sorted(both.busy_tasks))
         raise AssertionError(f"two requests ran at once: the /slots sample at {both.t:.3f} s shows tasks {tasks} "
                              f"busy")
-    if len(tl.metrics) < 2:
-        raise AssertionError("fewer than two /metrics samples: send the batch with metrics=True to a server "
-                             "with --metrics")
+    _metrics(tl, 2, "fewer than two /metrics samples")
     if tl.requests_done is None or tl.metrics[-1].t_sent < tl.requests_done:
         raise AssertionError("no /metrics sample after the last request ended")
-    average = tl.busy_slots_per_decode(tl.metrics[0], tl.metrics[-1])
+    average = tl.batch_busy_slots_per_decode()
     if average is None:
         raise AssertionError("/metrics shows no decode during the batch (or lacks n_busy_slots_per_decode and "
                              "n_decode_total)")

@@ -50,6 +50,11 @@ class SlotSample:
     def busy_tasks(self) -> set[int]:
         return {slot.id_task for slot in self.slots if slot.busy and slot.id_task is not None}
 
+    @property
+    def busy_description(self) -> str:
+        """``slot 0 (task 12), slot 1 (task 13)``: the busy slots, for failure messages."""
+        return ", ".join(f"slot {s.id} (task {s.id_task})" for s in self.slots if s.busy)
+
 
 @dataclass(frozen=True)
 class MetricsSample:
@@ -130,16 +135,17 @@ class Timeline:
             out += _slot_intervals(slot_id, self.slots)
         return out
 
-    def request_intervals(self) -> dict[int, Interval]:
+    def request_intervals(self, intervals: list[Interval] | None = None) -> dict[int, Interval]:
         """The busy interval that served each request, matched by slot id (when known) and time overlap.
 
         Requests whose answer names their slot are matched first, then the others (OpenAI answers, and
         streams abandoned before their final chunk), each in the order they were sent; an interval serves
-        one request. A request whose task the sampler never saw has no entry.
+        one request. A request whose task the sampler never saw has no entry. ``intervals``: `intervals`, when
+        the caller has them already.
         """
         taken: set[int] = set()
         matched: dict[int, Interval] = {}
-        intervals = self.intervals()
+        intervals = self.intervals() if intervals is None else intervals
         for span in sorted(self.requests, key=lambda s: (s.slot is None, s.sent is None, s.sent or 0.0, s.index)):
             if span.sent is None:
                 continue
@@ -166,6 +172,18 @@ class Timeline:
         """The first metrics sample sent at or after ``t`` whose values satisfy ``predicate``."""
         return next((m for m in self.metrics if m.t_sent >= t and predicate(m.values)), None)
 
+    def metrics_idle_after(self, t: float) -> MetricsSample | None:
+        """The first metrics sample sent at or after ``t`` with no request processing or deferred."""
+        return self.metrics_after(t, lambda v: v.get("requests_processing", 0) == 0
+                                  and v.get("requests_deferred", 0) == 0)
+
+    def settled_after(self, t: float, metrics: bool) -> bool:
+        """After ``t``: a slot sample with no slot busy and (with ``metrics``) a metrics sample with no request
+        processing or deferred."""
+        if self.idle_after(t) is None:
+            return False
+        return not metrics or self.metrics_idle_after(t) is not None
+
     def busy_slots_per_decode(self, start: MetricsSample, end: MetricsSample) -> float | None:
         """The average number of busy slots per ``llama_decode()`` call between two ``/metrics`` samples.
 
@@ -184,6 +202,12 @@ class Timeline:
                   for sample in (start, end)]
         slack = (abs(totals[0]) + abs(totals[1])) * 1e-5
         return (totals[1] - totals[0] - slack) / decodes
+
+    def batch_busy_slots_per_decode(self) -> float | None:
+        """`busy_slots_per_decode` from the first to the last metrics sample; None with fewer than two."""
+        if len(self.metrics) < 2:
+            return None
+        return self.busy_slots_per_decode(self.metrics[0], self.metrics[-1])
 
     def summary(self) -> str:
         """``42 slot samples every 6.1 ms over 0.52 s, at most 2 of 2 slots busy``, for failure messages."""

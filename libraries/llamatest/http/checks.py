@@ -79,7 +79,7 @@ def header_should_be(resp: Response, name: str, expected: str) -> None:
 def header_should_contain_token(resp: Response, name: str, token: str) -> None:
     """``token`` must be one of the comma-separated values of the header (case-insensitive)."""
     value = header(resp, name)
-    if token.lower() not in [part.strip().lower() for part in value.split(",")]:
+    if token.lower() not in resp.header_tokens(name):
         raise AssertionError(f"{resp.where}: header {name!r} is {value!r}, which does not list {token!r}")
 
 

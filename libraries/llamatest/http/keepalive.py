@@ -18,8 +18,10 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from llamatest.http.response import Response
-from llamatest.report.html import details, pre, table
+from llamatest.http.response import Response, path_of
+from llamatest.report.exchange import exchange_html
+from llamatest.report.html import details, pre
+from llamatest.textutil import join_url
 
 READ_SIZE = 65536
 
@@ -36,58 +38,70 @@ class Reuse:
     @property
     def announced_close(self) -> bool:
         """The first answer's headers say ``Connection: close`` (the server may then close the connection)."""
-        tokens = self.first.headers.get("connection", "").lower().split(",")
-        return "close" in (t.strip() for t in tokens)
+        return "close" in self.first.header_tokens("connection")
 
 
 class _Closed(Exception):
-    """The server closed the connection (``partial``: bytes of an unfinished answer it sent before)."""
+    """The server closed the connection (``received``: bytes of the unfinished answer it sent before)."""
 
-    def __init__(self, partial: bytes):
+    def __init__(self, received: int):
         super().__init__("closed")
-        self.partial = partial
+        self.received = received
+
+
+class _Deadline(TimeoutError):
+    """No complete answer before the deadline (the message names the exchange)."""
 
 
 class _Conn:
-    """A socket with a read buffer and an absolute deadline (``time.monotonic``)."""
+    """A socket with a read buffer and an absolute deadline (``time.monotonic``).
+
+    ``received`` counts the bytes of the current answer (`start_answer` resets it), whether parsed or buffered.
+    """
 
     def __init__(self, sock: socket.socket, deadline: float, where: str):
         self.sock, self.deadline, self.where = sock, deadline, where
         self.buffer = b""
+        self.received = 0
         self.eof_at: float | None = None
 
-    def _fill(self, consumed: bytes) -> None:
+    def start_answer(self) -> None:
+        """The next bytes belong to a new answer: those already buffered are its first."""
+        self.received = len(self.buffer)
+
+    def _fill(self) -> None:
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise TimeoutError(f"{self.where}: no complete answer before the deadline")
+            raise _Deadline(f"{self.where}: no complete answer before the deadline")
         self.sock.settimeout(left)
         try:
             data = self.sock.recv(READ_SIZE)
         except TimeoutError:
-            raise TimeoutError(f"{self.where}: no complete answer before the deadline") from None
+            raise _Deadline(f"{self.where}: no complete answer before the deadline") from None
         except ConnectionResetError:
             data = b""
         if not data:
             self.eof_at = time.monotonic()
-            raise _Closed(consumed + self.buffer)
+            raise _Closed(self.received)
         self.buffer += data
+        self.received += len(data)
 
-    def read_until(self, marker: bytes, consumed: bytes = b"") -> bytes:
+    def read_until(self, marker: bytes) -> bytes:
         while marker not in self.buffer:
-            self._fill(consumed)
+            self._fill()
         head, _, self.buffer = self.buffer.partition(marker)
         return head
 
-    def read_exactly(self, n: int, consumed: bytes = b"") -> bytes:
+    def read_exactly(self, n: int) -> bytes:
         while len(self.buffer) < n:
-            self._fill(consumed)
+            self._fill()
         data, self.buffer = self.buffer[:n], self.buffer[n:]
         return data
 
     def read_to_close(self) -> bytes:
         try:
             while True:
-                self._fill(b"")
+                self._fill()
         except _Closed:
             data, self.buffer = self.buffer, b""
             return data
@@ -95,9 +109,7 @@ class _Conn:
 
 def request_bytes(method: str, url: str, body=None, headers: dict | None = None) -> bytes:
     """An HTTP/1.1 request; a dict or list body is sent as JSON, a str or bytes as it is."""
-    parts = urlsplit(url)
-    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    lines = [f"{method} {target} HTTP/1.1", f"Host: {parts.netloc}"]
+    lines = [f"{method} {path_of(url)} HTTP/1.1", f"Host: {urlsplit(url).netloc}"]
     payload = b""
     if body is not None:
         if isinstance(body, (dict, list)):
@@ -112,6 +124,7 @@ def request_bytes(method: str, url: str, body=None, headers: dict | None = None)
 
 def read_response(conn: _Conn, method: str, url: str, started: float) -> Response:
     """One whole answer from ``conn``; raises ``_Closed`` when the connection ends before it is complete."""
+    conn.start_answer()
     head = conn.read_until(b"\r\n\r\n")
     status_line, *header_lines = head.decode("iso-8859-1").split("\r\n")
     try:
@@ -123,21 +136,20 @@ def read_response(conn: _Conn, method: str, url: str, started: float) -> Respons
         name, _, value = line.partition(":")
         key = name.strip().lower()
         headers[key] = f"{headers[key]}, {value.strip()}" if key in headers else value.strip()
-    consumed = head + b"\r\n\r\n"
     if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
         body = b""
     elif "chunked" in headers.get("transfer-encoding", "").lower():
         body = b""
         while True:
-            size_line = conn.read_until(b"\r\n", consumed)
+            size_line = conn.read_until(b"\r\n")
             size = int(size_line.split(b";")[0].strip() or b"0", 16)
             if size == 0:
-                conn.read_until(b"\r\n", consumed)  # no trailers expected: the empty line that ends the body
+                conn.read_until(b"\r\n")  # no trailers expected: the empty line that ends the body
                 break
-            body += conn.read_exactly(size, consumed)
-            conn.read_exactly(2, consumed)
+            body += conn.read_exactly(size)
+            conn.read_exactly(2)
     elif "content-length" in headers:
-        body = conn.read_exactly(int(headers["content-length"]), consumed)
+        body = conn.read_exactly(int(headers["content-length"]))
     else:
         body = conn.read_to_close()
     return Response(method=method, url=url, status=status, text=body.decode("utf-8", errors="replace"),
@@ -156,7 +168,7 @@ def two_requests(base_url: str, first: tuple[str, str, object], second: tuple[st
     deadline = time.monotonic() + timeout
     parts = urlsplit(base_url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
-    urls = [base_url.rstrip("/") + path for _, path, _ in (first, second)]
+    urls = [join_url(base_url, path) for _, path, _ in (first, second)]
     where = f"{first[0]} {first[1]}"
     try:
         sock = socket.create_connection((host, port), timeout=max(deadline - time.monotonic(), 0.01))
@@ -171,7 +183,9 @@ def two_requests(base_url: str, first: tuple[str, str, object], second: tuple[st
             answer = read_response(conn, first[0], urls[0], started)
         except _Closed as closed:
             raise AssertionError(f"{where}: the server closed the connection before its answer was complete "
-                                 f"({len(closed.partial)} bytes received)") from None
+                                 f"({closed.received} bytes received)") from None
+        except _Deadline as exc:  # its message names the exchange already
+            raise AssertionError(str(exc)) from None
         except OSError as exc:
             raise AssertionError(f"{where}: {type(exc).__name__}: {exc}") from None
         ended = time.monotonic()
@@ -182,7 +196,7 @@ def two_requests(base_url: str, first: tuple[str, str, object], second: tuple[st
             sock.sendall(request_bytes(second[0], urls[1], second[2]))
             return Reuse(answer, read_response(conn, second[0], urls[1], time.monotonic()))
         except _Closed as closed:
-            got = f" after {len(closed.partial)} bytes of an answer" if closed.partial else " without answering it"
+            got = f" after {closed.received} bytes of an answer" if closed.received else " without answering it"
             return Reuse(answer, None, f"the server closed the connection{got}", _since(conn.eof_at, ended))
         except TimeoutError as exc:
             return Reuse(answer, None, str(exc))
@@ -223,17 +237,17 @@ def second_request_should_be_answered(reuse: Reuse, status: int | None = None, u
 
 
 def reuse_html(reuse: Reuse) -> str:
-    """One collapsed log block: both exchanges' status and headers, the first body, what became of the second."""
-    def headers_table(resp: Response) -> str:
-        return table(["name", "value"], sorted(resp.headers.items()))
-
+    """One collapsed log block: each answer as any HTTP exchange is logged, or what became of the second request."""
     first = reuse.first
     if reuse.second is None:
         outcome = f"no answer to the second request: {reuse.error}"
         second_html = pre(outcome)
     else:
         outcome = f"{reuse.second.where} → {reuse.second.status}"
-        second_html = details(outcome, headers_table(reuse.second) + pre(reuse.second.text))
+        second_html = _exchange_html(reuse.second)
     summary = f"{first.where} → {first.status}, then on the same connection: {outcome}"
-    return details(summary, details(f"{first.where} → {first.status} ({len(first.text):,} chars)",
-                                            headers_table(first) + pre(first.text)) + second_html)
+    return details(summary, _exchange_html(first) + second_html)
+
+
+def _exchange_html(resp: Response) -> str:
+    return exchange_html(resp.where, "", resp.status, resp.headers, resp.text, resp.elapsed)

@@ -32,6 +32,11 @@ class Response:
         """``POST /completion``: how failure messages name the exchange."""
         return f"{self.method} {path_of(self.url)}"
 
+    def header_tokens(self, name: str) -> list[str]:
+        """The comma-separated values of header ``name``, stripped and lower-cased; [] when it is absent."""
+        value = self.headers.get(name.lower())
+        return [] if value is None else [part.strip().lower() for part in value.split(",")]
+
     @classmethod
     def from_requests(cls, resp: requests.Response) -> Response:
         return cls(method=resp.request.method if resp.request is not None else "?", url=resp.url,

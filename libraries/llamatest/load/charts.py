@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+
+from llamatest.load.sweep import parse_slo_key
 
 WIDTH_IN, HEIGHT_IN, DPI = 8.0, 4.5, 100
 STYLES = {
@@ -42,7 +43,6 @@ PERCENTILES = ("p50", "p95", "p99")
 SLO_COLOUR, ERROR_COLOUR, WARMUP_COLOUR = "#e15759", "#e15759", "#bab0ac"
 MAX_TIMELINE_ROWS = 400
 MAX_ECDF_POINTS = 2000
-_SLO_KEY = re.compile(r"(?P<base>[a-z0-9_]+?)_(?P<stat>p\d+(?:_\d+)?)_ms")
 
 
 def _figure(rows: int = 1, cols: int = 1, **kw: Any) -> tuple[Figure, Any]:
@@ -108,9 +108,12 @@ def _slo_lines(slo: Any, metric: str) -> list[tuple[float, str]]:
         if key == metric:
             lines.append((limit, "SLO"))
             continue
-        match = _SLO_KEY.fullmatch(str(key))
-        if match and f"{match['base']}_ms" == metric:
-            lines.append((limit, f"SLO {match['stat'].replace('_', '.')}"))
+        try:
+            name, stat = parse_slo_key(str(key))
+        except ValueError:
+            continue  # not a latency limit this chart draws
+        if name == metric and stat.startswith("p"):
+            lines.append((limit, f"SLO {stat.replace('_', '.')}"))
     return sorted(lines)
 
 

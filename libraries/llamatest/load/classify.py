@@ -12,34 +12,32 @@ dropped as soon as it is parsed.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from llamatest.load.record import LoadEvent
+from llamatest.textutil import parse_json
 
 # Native stop_type -> the OpenAI finish_reason it corresponds to.
 NATIVE_FINISH = {"eos": "stop", "word": "stop", "limit": "length"}
 FINISH_OUTCOMES = {"stop": "finish_stop", "length": "finish_length", "tool_calls": "finish_tool_calls"}
 
 
-def classify_data(data: str, t: float, coalesced: bool) -> tuple[LoadEvent, bool]:
-    """One SSE ``data`` payload -> (event, final). ``final`` is True for the event that ends the answer:
-    ``[DONE]``, or native ``stop: true``. A payload that is not JSON is kind ``other`` with
-    ``n_chars = -1`` (the engine counts it as a protocol error)."""
+def classify_data(data: str, t: float, coalesced: bool) -> tuple[LoadEvent, bool, bool]:
+    """One SSE ``data`` payload -> (event, final, not_json). ``final`` is True for the event that ends the
+    answer: ``[DONE]``, or native ``stop: true``. ``not_json`` is True for a payload that is not a JSON
+    object (its event is kind ``other``; the engine counts it as a protocol error)."""
     if data == "[DONE]":
-        return LoadEvent(t, "done", coalesced=coalesced), True
-    try:
-        obj = json.loads(data)
-    except ValueError:
-        return LoadEvent(t, "other", n_chars=-1, coalesced=coalesced), False
+        return LoadEvent(t, "done", coalesced=coalesced), True, False
+    obj = parse_json(data)
     if not isinstance(obj, dict):
-        return LoadEvent(t, "other", n_chars=-1, coalesced=coalesced), False
+        return LoadEvent(t, "other", coalesced=coalesced), False, True
     if "error" in obj:
-        return LoadEvent(t, "error", coalesced=coalesced), False
+        return LoadEvent(t, "error", coalesced=coalesced), False, False
     choices = obj.get("choices")
     if choices is not None:
-        return _openai(obj, choices, t, coalesced), False
-    return _native(obj, t, coalesced)
+        return _openai(obj, choices, t, coalesced), False, False
+    event, final = _native(obj, t, coalesced)
+    return event, final, False
 
 
 def _openai(obj: dict[str, Any], choices: Any, t: float, coalesced: bool) -> LoadEvent:

@@ -62,8 +62,6 @@ SINGLE_RUN_ABS = {"error_rate": 0.05}
 MAX_BOOTSTRAP_N = 5_000  # larger sample lists are subsampled (seeded): a wider, never narrower, interval
 _MAX_CELLS = 4_000_000  # resample matrix cells per batch
 
-VERDICT_HEADERS = ("metric", "better", "reference", "current", "Δ (+ = worse)", "Δ %", "95 % CI of Δ",
-                   "tolerance", "verdict", "note")
 
 
 def _get(summary: Mapping[str, Any], path: tuple[str, ...]) -> Any:
@@ -316,22 +314,3 @@ def compare(current: Mapping[str, Any], reference: Mapping[str, Any], *,
     return {"verdict": overall, "config_key_match": comparable, "config_diff": _config_diff(current, reference),
             "metrics": results, "skipped": skipped, "counts": dict(Counter(verdicts)),
             "warnings": _flags(current, "current") + _flags(reference, "reference"), "note": note}
-
-
-def _num(value: Any) -> str:
-    if value is None:
-        return "–"
-    return f"{value:.4g}"
-
-
-def verdict_table(cmp: Mapping[str, Any]) -> list[list[str]]:
-    """Rows for ``report.html.table(VERDICT_HEADERS, rows)``: one per compared metric, plain text."""
-    rows = []
-    for name, e in cmp.get("metrics", {}).items():
-        ci = e.get("ci")
-        rel = e.get("delta_rel")
-        rows.append([name, "lower" if e.get("direction") == LOWER else "higher", _num(e.get("reference")),
-                     _num(e.get("current")), _num(e.get("delta")), "–" if rel is None else f"{rel:+.1%}",
-                     "–" if not ci else f"[{_num(ci[0])}, {_num(ci[1])}]", _num(e.get("tol")), e.get("verdict", ""),
-                     e.get("note") or ""])
-    return rows

@@ -19,13 +19,13 @@ import hashlib
 import json
 import random
 import re
-import time
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from llamatest.settings import cache_dir
+from llamatest.settings import atomic_write_text, cache_dir
+from llamatest.textutil import join_url
 
 CHAT_ROUTE = "/v1/chat/completions"
 OPENAI_COMPLETIONS_ROUTE = "/v1/completions"
@@ -146,10 +146,7 @@ def _json_list_items(text: str):
 
 def _write_atomically(path: Path, text: str) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{time.time_ns()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        atomic_write_text(path, text)
     except OSError:
         pass  # no cache (read-only home, full disk): the next call reads the package again
 
@@ -188,7 +185,13 @@ def fixed_length_prompts(base_url: str, n: int, n_tokens: int, *, seed: int = 0,
         raise ValueError(f"route must be None or one of {', '.join(ROUTES)}; got {route!r}")
     if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
         raise ValueError(f"base_url must be an http(s) URL such as http://127.0.0.1:8080; got {base_url!r}")
-    api = _TokenizerApi(base_url.rstrip("/"), session or requests.Session(), dict(headers or {}), route)
+    if session is not None:
+        return _fit_prompts(_TokenizerApi(base_url, session, dict(headers or {}), route), n, n_tokens, seed)
+    with requests.Session() as own:  # ours: closed when done
+        return _fit_prompts(_TokenizerApi(base_url, own, dict(headers or {}), route), n, n_tokens, seed)
+
+
+def _fit_prompts(api: _TokenizerApi, n: int, n_tokens: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     return [_fit_prompt(api, nonce(i, seed), n_tokens, rng) for i in range(n)]
 
@@ -201,7 +204,7 @@ class _TokenizerApi:
     route: str | None
 
     def post(self, path: str, body: dict) -> dict:
-        url = self.base_url + path
+        url = join_url(self.base_url, path)
         try:
             resp = self.session.post(url, json=body, headers=self.headers, timeout=REQUEST_TIMEOUT_S)
         except Exception as exc:  # requests' ConnectionError, Timeout, ...
@@ -293,8 +296,19 @@ class BodySpec:
             body["seed"] = self.seed
         if self.cold:
             body["cache_prompt"] = False
-        body.update(json.loads(json.dumps(self.extra)))  # a deep copy: no request shares a nested object
+        if self.extra:
+            body.update(json.loads(json.dumps(self.extra)))  # a deep copy: no request shares a nested object
         return body
+
+    def prompt_hash(self, index: int) -> str:
+        """``prompt_hash(self(index))``, computed once per prompt: the body depends on ``index`` only through
+        ``index % len(prompts)``."""
+        position = index % len(self.prompts)
+        cache = self.__dict__.setdefault("_prompt_hashes", {})  # not a field: eq, repr and as_dict ignore it
+        found = cache.get(position)
+        if found is None:
+            found = cache[position] = prompt_hash(self(position))
+        return found
 
     def as_dict(self) -> dict:
         """What the run records about its bodies (the prompts by hash, not by text)."""
@@ -336,6 +350,16 @@ def body_maker(prompts, *, route: str, max_tokens: int, ignore_eos: bool = True,
         raise ValueError(f"extra must be JSON-serializable: {exc}") from None
     return BodySpec(prompts=tuple(prompts), route=route, max_tokens=max_tokens, ignore_eos=bool(ignore_eos),
                     temperature=float(temperature), seed=seed, cold=bool(cold), extra=dict(extra or {}))
+
+
+def prompt_hash(body: dict[str, Any]) -> str:
+    """What a request record keeps of the prompt of ``body`` (its ``messages``, else its ``prompt``): 16 hex
+    digits, or "" when the body has neither."""
+    prompt = body.get("messages", body.get("prompt"))
+    if prompt is None:
+        return ""
+    text = prompt if isinstance(prompt, str) else json.dumps(prompt, sort_keys=True, ensure_ascii=False)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def dataset_hash(prompts) -> str:

@@ -28,7 +28,6 @@ import re
 import socket
 import tempfile
 import time
-from dataclasses import replace
 from typing import Any
 
 from llamatest.load.record import RequestRecord, RunRecord
@@ -63,7 +62,8 @@ class LoadWorker:
 
     async def run(self, target, profile, body_for, *, start_wall: float, offset_s: float,
                   telemetry: bool) -> dict[str, Any]:
-        """Runs the shard from ``start_wall`` (driver's clock; this worker's clock reads ``+ offset_s``)."""
+        """Runs the shard from ``start_wall`` (driver's clock; this worker's clock reads ``+ offset_s``).
+        The ``RunRecord`` goes back as it is: Ray pickles it (a plain-dict copy would cost seconds)."""
         from llamatest.load.engine import run_load
 
         wall, perf = time.time(), time.perf_counter()
@@ -71,7 +71,7 @@ class LoadWorker:
         record = await run_load(target, profile, body_for, telemetry=telemetry, worker=self.worker,
                                 start_at_perf=start_at_perf)
         record.t0_wall = wall + (record.t0_perf - perf)  # this worker's wall clock at exactly its t0
-        return {"record": record.as_dict(), "late_s": max(0.0, perf - start_at_perf)}
+        return {"record": record, "late_s": max(0.0, perf - start_at_perf)}
 
 
 class ShardBodies:
@@ -83,6 +83,15 @@ class ShardBodies:
 
     def __call__(self, index: int) -> dict:
         return self.body_for(index * self.workers + self.worker)
+
+    def prompt_hash(self, index: int) -> str:
+        """The prompt hash of ``self(index)`` (see ``datasets.BodySpec.prompt_hash``)."""
+        from llamatest.load.datasets import prompt_hash
+
+        inner = getattr(self.body_for, "prompt_hash", None)
+        if inner is not None:
+            return inner(index * self.workers + self.worker)
+        return prompt_hash(self(index))
 
 
 # ----- the driver -----
@@ -142,7 +151,7 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
             ray.shutdown()
             local.stop()
 
-    records = [RunRecord.from_dict(r["record"]) for r in results]
+    records = [r["record"] for r in results]
     merged = merge_runs(records, offsets=[c[0] for c in clocks], t0_wall=start_wall,
                         t0_perf=driver_perf + (start_wall - driver_wall))
     merged.profile = profile.as_dict()
@@ -163,8 +172,10 @@ def merge_runs(records: list[RunRecord], *, offsets: list[float], t0_wall: float
 
     ``records[i].t0_wall`` is worker ``i``'s wall clock at its t0 and ``offsets[i]`` how far that clock is
     ahead of the driver's; ``t0_wall``/``t0_perf`` are the driver's t0. Requests are renumbered 0..N-1 in
-    order of their (shifted) scheduled times; each keeps its ``worker``. Loop lag, CPU and telemetry samples
-    are merged in time order. Nothing is aggregated: metrics are computed later from the union.
+    order of their (shifted) scheduled times; each gets its worker's position in ``records`` as ``worker``.
+    Loop lag, CPU and telemetry samples are merged in time order. Nothing is aggregated: metrics are computed
+    later from the union. The request records (and their events) are moved in place, not copied: the merged
+    run takes them over from ``records``.
     """
     if len(records) != len(offsets):
         raise ValueError(f"one offset per record: {len(records)} records, {len(offsets)} offsets")
@@ -180,9 +191,10 @@ def merge_runs(records: list[RunRecord], *, offsets: list[float], t0_wall: float
     for i, (rec, offset) in enumerate(zip(records, offsets, strict=True)):
         shift = (rec.t0_wall - offset) - t0_wall  # worker time + shift = driver time
         for r in rec.requests:
-            moved = _shift_request(r, shift)
-            moved.worker = i
-            requests.append((moved.t_scheduled, i, r.index, moved))
+            original_index = r.index
+            _shift_request(r, shift)
+            r.worker = i
+            requests.append((r.t_scheduled, i, original_index, r))
         loop_lag += [(t + shift, v) for t, v in rec.loop_lag]
         cpu += [(t + shift, v) for t, v in rec.cpu]
         telemetry += [{**s, "t": s["t"] + shift, "worker": i} if "t" in s else {**s, "worker": i}
@@ -210,13 +222,19 @@ def merge_runs(records: list[RunRecord], *, offsets: list[float], t0_wall: float
                      drain_timed_out=sum(r.drain_timed_out for r in records), workers=workers, meta=meta)
 
 
-def _shift_request(r: RequestRecord, shift: float) -> RequestRecord:
-    def moved(t):
-        return None if t is None else t + shift
-
-    return replace(r, t_scheduled=r.t_scheduled + shift, t_dispatched=moved(r.t_dispatched),
-                   t_headers=moved(r.t_headers), t_done=moved(r.t_done), t_closed=moved(r.t_closed),
-                   events=[replace(e, t=e.t + shift) for e in r.events])
+def _shift_request(r: RequestRecord, shift: float) -> None:
+    """Moves every time of ``r`` (and of its events) by ``shift``, in place."""
+    r.t_scheduled += shift
+    if r.t_dispatched is not None:
+        r.t_dispatched += shift
+    if r.t_headers is not None:
+        r.t_headers += shift
+    if r.t_done is not None:
+        r.t_done += shift
+    if r.t_closed is not None:
+        r.t_closed += shift
+    for e in r.events:
+        e.t += shift
 
 
 def _run_bound_s(target, profile) -> float:

@@ -1,7 +1,7 @@
 """The load engine: runs a ``Profile`` against a streaming route and records every request's event log.
 
 Pure asyncio + aiohttp, one event loop. What it does for honest numbers:
-- Open loop: every send time is precomputed (``Profile.schedule``) and slept to as an absolute deadline,
+- Open loop: every send time is precomputed before t0 (``Profile.plan``) and slept to as an absolute deadline,
   so lateness never accumulates; a request due while ``max_in_flight`` requests are open is recorded as
   dropped (``error="dropped"``, never sent), not skipped.
 - Closed loop: ``users`` coroutines, each sending its next request when the previous one ended (plus think
@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import functools
 import gc
-import hashlib
 import json
 import os
 import socket
@@ -44,12 +43,12 @@ from aiohttp.streams import EMPTY_PAYLOAD
 
 from llamatest.http import prometheus
 from llamatest.load.classify import FINISH_OUTCOMES, classify_data
+from llamatest.load.datasets import prompt_hash
 from llamatest.load.profiles import Profile
-from llamatest.load.record import TOKEN_KINDS, LoadEvent, RequestRecord, RunRecord
+from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
 from llamatest.streaming.sse import SSEComment, SSEParser
+from llamatest.textutil import join_url
 
-OPENAI_ROUTES = ("/v1/chat/completions", "/v1/completions")
-NATIVE_ROUTES = ("/completion", "/completions")
 READ_BUFSIZE = 1 << 20  # aiohttp's 64 KiB default throttles long streams
 LAG_INTERVAL_S = 0.010
 CPU_INTERVAL_S = 1.0
@@ -90,11 +89,11 @@ class Target:
 
     @property
     def url(self) -> str:
-        return self.base_url.rstrip("/") + self.route
+        return join_url(self.base_url, self.route)
 
     @property
     def openai(self) -> bool:
-        return self.route in OPENAI_ROUTES or self.route.startswith("/v1/")
+        return self.route.startswith("/v1/")
 
     def as_dict(self) -> dict[str, Any]:
         """What the run record keeps: no header values (they may hold an API key)."""
@@ -115,12 +114,11 @@ def prepare_body(body: dict[str, Any], openai: bool) -> dict[str, Any]:
     return out
 
 
-def _prompt_hash(body: dict[str, Any]) -> str:
-    prompt = body.get("messages", body.get("prompt"))
-    if prompt is None:
-        return ""
-    text = prompt if isinstance(prompt, str) else json.dumps(prompt, sort_keys=True, ensure_ascii=False)
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+def _set_error(rec: RequestRecord, cls: str, detail: str, *, overwrite: bool = True) -> None:
+    """Records why ``rec`` failed, its detail cut to ``ERROR_BODY_CHARS``. ``overwrite=False`` keeps an
+    error recorded earlier (the first one wins)."""
+    if overwrite or rec.error is None:
+        rec.error, rec.error_detail = cls, detail[:ERROR_BODY_CHARS]
 
 
 def _n_requested(body: dict[str, Any]) -> int | None:
@@ -139,7 +137,7 @@ class _Stream:
     def __init__(self, rec: RequestRecord, t0: float, on_progress: Callable[[], None]) -> None:
         self.rec = rec
         self.t0 = t0
-        self.parser = SSEParser()
+        self.parser = SSEParser(keep_raw=False)
         self.first_token = False
         self.final = False
         self.finish: str | None = None
@@ -151,7 +149,7 @@ class _Stream:
         try:
             self._feed(chunk, t)
         except Exception as exc:  # e.g. RecursionError from absurdly nested JSON
-            self._fail(f"client failed to read an event: {exc!r}"[:ERROR_BODY_CHARS])
+            self._fail(f"client failed to read an event: {exc!r}")
 
     def _feed(self, chunk: bytes, t: float) -> None:
         rec = self.rec
@@ -166,19 +164,15 @@ class _Stream:
                 events.append(LoadEvent(t, "ping", coalesced=coalesced))
                 coalesced = True
                 continue
-            ev, is_final = classify_data(item.data, t, coalesced)
+            ev, is_final, not_json = classify_data(item.data, t, coalesced)
             coalesced = True
             events.append(ev)
             progressed = True
-            kind = ev.kind
-            if kind in TOKEN_KINDS and ev.n_chars > 0:
+            if ev.is_token:
                 self.first_token = True
-            elif kind == "error":
-                if rec.error is None:
-                    rec.error = "sse_error_event"
-                    rec.error_detail = item.data[:ERROR_BODY_CHARS]
-            elif kind == "other" and ev.n_chars == -1:
-                ev.n_chars = 0
+            elif ev.kind == "error":
+                _set_error(rec, "sse_error_event", item.data, overwrite=False)
+            elif not_json:
                 self._fail(f"event data is not a JSON object: {item.data[:200]!r}")
             if ev.finish_reason:
                 self.finish = ev.finish_reason
@@ -189,9 +183,7 @@ class _Stream:
             self.on_progress()
 
     def _fail(self, detail: str) -> None:
-        if self.rec.error is None:
-            self.rec.error = "protocol_error"
-            self.rec.error_detail = detail[:ERROR_BODY_CHARS]
+        _set_error(self.rec, "protocol_error", detail, overwrite=False)
 
 
 class _StampedHandler(ResponseHandler):
@@ -230,7 +222,7 @@ class _StampedHandler(ResponseHandler):
                     if chunk:
                         entry.feed(chunk, t - entry.t0)
             except Exception as exc:  # never break aiohttp's connection handling; the request records it
-                entry._fail(f"client failed on a read: {exc!r}"[:ERROR_BODY_CHARS])
+                entry._fail(f"client failed on a read: {exc!r}")
             if payload.is_eof() and entry.t_eof is None:
                 entry.t_eof = t - entry.t0
         elif entry is None:
@@ -260,6 +252,8 @@ class _Run:
         self.worker = worker
         self.t0 = t0_perf
         self.run_id = uuid.uuid4().hex[:8]
+        # index -> the hash of body_for(index)'s prompt, when the body maker knows it (datasets.BodySpec)
+        self.prompt_hash_of: Callable[[int], str] | None = getattr(body_for, "prompt_hash", None)
         self.records: list[RequestRecord] = []
         self.in_flight = 0
         self.peak_in_flight = 0
@@ -272,7 +266,9 @@ class _Run:
     def now(self) -> float:
         return time.perf_counter() - self.t0
 
-    def new_record(self, index: int, t_scheduled: float, phase: str) -> RequestRecord:
+    def new_record(self, t_scheduled: float, phase: str) -> RequestRecord:
+        """The next request of the run: its index is its position in the schedule (warmup included)."""
+        index = len(self.records)
         rec = RequestRecord(index=index, t_scheduled=t_scheduled, phase=phase, worker=self.worker,
                             route=self.target.route, request_id=f"{self.run_id}-{self.worker}-{index}")
         self.records.append(rec)
@@ -295,13 +291,14 @@ class _Run:
         target = self.target
         try:
             body = prepare_body(self.body_for(rec.index), self.openai)
-            rec.prompt_hash = _prompt_hash(body)
+            hash_of = self.prompt_hash_of
+            rec.prompt_hash = hash_of(rec.index) if hash_of is not None else prompt_hash(body)
             rec.n_requested = _n_requested(body)
             seed = body.get("seed")
             rec.seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
             data = json.dumps(body).encode()
         except Exception as exc:  # a broken body maker must not sink the run
-            rec.error, rec.error_detail = "protocol_error", f"body_for({rec.index}) failed: {exc!r}"[:300]
+            _set_error(rec, "protocol_error", f"body_for({rec.index}) failed: {exc!r}")
             return
         headers = dict(self.headers)
         headers["x-request-id"] = rec.request_id
@@ -333,16 +330,14 @@ class _Run:
                     rec.status = resp.status
                     if resp.status != 200:
                         text = await resp.content.read(4096)
-                        rec.error = _http_error(resp.status)
-                        rec.error_detail = text.decode("utf-8", "replace")[:ERROR_BODY_CHARS]
+                        _set_error(rec, _http_error(resp.status), text.decode("utf-8", "replace"))
                         rec.t_closed = perf() - t0
                         return
                     media = resp.content_type
                     if media != "text/event-stream":
                         text = await resp.content.read(4096)
-                        rec.error = "protocol_error"
-                        rec.error_detail = (f"expected text/event-stream, got {media}: "
-                                            + text.decode("utf-8", "replace"))[:ERROR_BODY_CHARS]
+                        _set_error(rec, "protocol_error",
+                                   f"expected text/event-stream, got {media}: " + text.decode("utf-8", "replace"))
                         rec.t_closed = perf() - t0
                         return
                     stall = target.timeout_stall_s
@@ -372,37 +367,28 @@ class _Run:
                         while chunk := await read():
                             stream.feed(chunk, perf() - t0)
                         rec.t_closed = perf() - t0
-                    stream.parser.close(rec.t_closed)
-        except TimeoutError as exc:
-            if isinstance(exc, aiohttp.ServerTimeoutError):  # aiohttp's own: only sock_connect is set
-                rec.error = "timeout_connect"
-            else:
-                rec.error = state["phase"]
-            rec.error_detail = f"{rec.error} after {loop.time() - start:.3f} s ({len(rec.events)} events)"
+        except TimeoutError as exc:  # a timeout overwrites an error the stream recorded before it
+            # aiohttp's own ServerTimeoutError: only sock_connect is set
+            cls = "timeout_connect" if isinstance(exc, aiohttp.ServerTimeoutError) else state["phase"]
+            _set_error(rec, cls, f"{cls} after {loop.time() - start:.3f} s ({len(rec.events)} events)")
             return
         except aiohttp.ClientConnectorError as exc:
-            rec.error, rec.error_detail = "connect_error", str(exc)[:ERROR_BODY_CHARS]
+            _set_error(rec, "connect_error", str(exc))
             return
         except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError,
                 ConnectionError) as exc:
-            if rec.t_headers is None:
-                rec.error = "connect_error"
-            else:
-                rec.error = "truncated_stream"
-            rec.error_detail = f"{type(exc).__name__}: {exc}"[:ERROR_BODY_CHARS]
+            _set_error(rec, "connect_error" if rec.t_headers is None else "truncated_stream",
+                       f"{type(exc).__name__}: {exc}")
             rec.t_closed = perf() - t0
             return
         except aiohttp.ClientError as exc:
-            rec.error, rec.error_detail = "protocol_error", f"{type(exc).__name__}: {exc}"[:ERROR_BODY_CHARS]
+            _set_error(rec, "protocol_error", f"{type(exc).__name__}: {exc}")
             return
         except Exception as exc:  # one odd request must not end the run unrecorded
-            rec.error = "protocol_error"
-            rec.error_detail = f"unexpected client error {type(exc).__name__}: {exc}"[:ERROR_BODY_CHARS]
+            _set_error(rec, "protocol_error", f"unexpected client error {type(exc).__name__}: {exc}")
             return
         except asyncio.CancelledError:
-            if rec.error is None:
-                rec.error = "drain_timeout"
-                rec.error_detail = "still open when the drain timeout ended the run"
+            _set_error(rec, "drain_timeout", "still open when the drain timeout ended the run", overwrite=False)
             raise
         finally:
             if payload is not None:
@@ -410,11 +396,9 @@ class _Run:
         if rec.error is not None or stream is None:
             return
         if not stream.final and stream.finish is None:
-            rec.error = "truncated_stream"
-            rec.error_detail = "the stream ended without a finish reason or a final event"
+            _set_error(rec, "truncated_stream", "the stream ended without a finish reason or a final event")
         elif not stream.first_token:
-            rec.error = "empty_output"
-            rec.error_detail = "no token-bearing event"
+            _set_error(rec, "empty_output", "no token-bearing event")
         else:
             rec.outcome = FINISH_OUTCOMES.get(stream.finish or "", "finish_other")
 
@@ -464,39 +448,42 @@ async def _gc_freezer() -> None:
         gc.freeze()
 
 
+async def _metrics_sample(resp: aiohttp.ClientResponse) -> dict[str, float]:
+    return prometheus.sample_values(await resp.text())
+
+
+async def _slots_sample(resp: aiohttp.ClientResponse) -> list[dict[str, Any]]:
+    """What the record keeps of each slot. Built from the raw objects (not ``SlotState``): a slot object
+    without an ``id`` is kept with ``id: None``, and values are stored as the server sent them."""
+    return [{"id": s.get("id"), "is_processing": s.get("is_processing"), "id_task": s.get("id_task")}
+            for s in json.loads(await resp.read()) if isinstance(s, dict)]
+
+
+_SCRAPED = {"metrics": _metrics_sample, "slots": _slots_sample}  # endpoint (also the sample's key) -> parser
+
+
 async def scrape(session: aiohttp.ClientSession, target: Target, t: float, want: dict[str, bool]) -> dict:
     """One telemetry sample: ``{"t", "metrics": {series: value} | None, "slots": [...] | None}`` plus
     ``"errors"`` when a scrape failed. An endpoint that answers 501/404 (not enabled) is not asked again."""
     sample: dict[str, Any] = {"t": t, "metrics": None, "slots": None}
     errors = []
     timeout = aiohttp.ClientTimeout(total=2.0)
-    base = target.base_url.rstrip("/")
-    if want.get("metrics", True):
+    for name, parse in _SCRAPED.items():
+        if not want.get(name, True):
+            continue
+        path = "/" + name
         try:
-            async with session.get(base + "/metrics", headers=target.headers, timeout=timeout) as resp:
-                text = await resp.text()
+            async with session.get(join_url(target.base_url, path), headers=target.headers,
+                                   timeout=timeout) as resp:
+                await resp.read()  # the whole body, whatever the status (the connection is reused)
                 if resp.status == 200:
-                    sample["metrics"] = prometheus.sample_values(text)
+                    sample[name] = await parse(resp)
                 else:
-                    errors.append(f"/metrics {resp.status}")
-                    if resp.status in (404, 501):
-                        want["metrics"] = False
-        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
-            errors.append(f"/metrics {type(exc).__name__}")
-    if want.get("slots", True):
-        try:
-            async with session.get(base + "/slots", headers=target.headers, timeout=timeout) as resp:
-                body = await resp.read()
-                if resp.status == 200:
-                    slots = json.loads(body)
-                    sample["slots"] = [{"id": s.get("id"), "is_processing": s.get("is_processing"),
-                                        "id_task": s.get("id_task")} for s in slots if isinstance(s, dict)]
-                else:
-                    errors.append(f"/slots {resp.status}")
-                    if resp.status in (404, 501):
-                        want["slots"] = False
-        except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
-            errors.append(f"/slots {type(exc).__name__}")
+                    errors.append(f"{path} {resp.status}")
+                    if resp.status in (404, 501):  # not enabled: not asked again
+                        want[name] = False
+        except (aiohttp.ClientError, TimeoutError, OSError, ValueError, TypeError) as exc:
+            errors.append(f"{path} {type(exc).__name__}")
     if errors:
         sample["errors"] = errors
     return sample
@@ -521,56 +508,56 @@ async def _sleep_until(t0: float, offset: float) -> None:
 
 async def _warmup(run: _Run, n: int) -> None:
     t = run.now()
-    recs = [run.new_record(i, t, "warmup") for i in range(n)]
+    recs = [run.new_record(t, "warmup") for _ in range(n)]
     await asyncio.gather(*(run.send(r) for r in recs))
 
 
-async def _open_loop(run: _Run, base: float, first_index: int) -> tuple[float, float, list[asyncio.Task]]:
+async def _open_loop(run: _Run, base: float, offsets: list[float],
+                     window: tuple[float, float]) -> tuple[float, float, list[asyncio.Task]]:
+    """Sends at ``base + offsets`` (``Profile.plan()``); returns the window moved by ``base`` and the
+    requests still open at its end."""
     profile = run.profile
-    offsets = profile.schedule()
-    w_start, w_end = profile.window()
+    w_start, w_end = window
     cap = profile.max_in_flight
     tasks: set[asyncio.Task] = set()
-    all_tasks: list[asyncio.Task] = []
     t0 = run.t0
     warm = profile.warmup_s
-    for k, off in enumerate(offsets):
+    for off in offsets:
         t_sched = base + off
         await _sleep_until(t0, t_sched)
-        rec = run.new_record(first_index + k, t_sched, "warmup" if off < warm else "measure")
+        rec = run.new_record(t_sched, "warmup" if off < warm else "measure")
         if cap is not None and run.in_flight >= cap:
-            rec.error = "dropped"
-            rec.error_detail = f"{run.in_flight} requests in flight (max_in_flight {cap})"
+            _set_error(rec, "dropped", f"{run.in_flight} requests in flight (max_in_flight {cap})")
             continue
         task = asyncio.create_task(run.send(rec))
         tasks.add(task)
-        all_tasks.append(task)
         task.add_done_callback(tasks.discard)
     await _sleep_until(t0, base + w_end)
     return base + w_start, base + w_end, list(tasks)
 
 
-async def _closed_loop(run: _Run, base: float, first_index: int) -> tuple[float, float, list[asyncio.Task]]:
+async def _closed_loop(run: _Run, base: float) -> tuple[float, float, list[asyncio.Task]]:
     profile = run.profile
     users = 1 if profile.kind == "synchronous" else profile.users
     warm_end = base + profile.warmup_s
     end = warm_end + profile.duration_s
-    counter = {"next": first_index, "measured": 0}
+    measured = 0
     limit = profile.max_requests
     think = profile.think_time_s
     stopped = asyncio.Event()
-    t_stop = {"t": None}
+    t_stop: float | None = None
+    finished = 0
 
     async def user() -> None:
+        nonlocal measured
         while True:
             t = run.now()
-            if t >= end or (limit is not None and counter["measured"] >= limit):
+            if t >= end or (limit is not None and measured >= limit):
                 return
             phase = "warmup" if t < warm_end else "measure"
             if phase == "measure":
-                counter["measured"] += 1
-            rec = run.new_record(counter["next"], t, phase)
-            counter["next"] += 1
+                measured += 1
+            rec = run.new_record(t, phase)
             await run.send(rec)
             if think > 0:
                 remaining = end - run.now()
@@ -580,12 +567,12 @@ async def _closed_loop(run: _Run, base: float, first_index: int) -> tuple[float,
 
     tasks = [asyncio.create_task(user()) for _ in range(users)]
 
-    finished = {"n": 0}
-
     def one_done(_: asyncio.Task) -> None:
-        finished["n"] += 1
-        if finished["n"] == len(tasks) and t_stop["t"] is None:
-            t_stop["t"] = run.now()
+        # A count, not all(t.done() for t in tasks): that scan would cost O(users) per user that ends.
+        nonlocal finished, t_stop
+        finished += 1
+        if finished == len(tasks) and t_stop is None:
+            t_stop = run.now()
             stopped.set()
 
     for task in tasks:
@@ -594,7 +581,7 @@ async def _closed_loop(run: _Run, base: float, first_index: int) -> tuple[float,
     if remaining > 0:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stopped.wait(), remaining)
-    w_end = t_stop["t"] if t_stop["t"] is not None and t_stop["t"] < end else end
+    w_end = t_stop if t_stop is not None and t_stop < end else end
     return warm_end, w_end, [t for t in tasks if not t.done()]
 
 
@@ -620,7 +607,9 @@ async def run_load(target: Target, profile: Profile, body_for: Callable[[int], d
 
 async def _run_load(target: Target, profile: Profile, body_for: Callable[[int], dict], *, telemetry: bool,
                     worker: int, start_at_perf: float | None) -> RunRecord:
-    # Everything slow to set up (sessions, SSL contexts) is made before t0, so the first sends are on time.
+    # Everything slow to set up (the schedule, sessions, SSL contexts) is made before t0, so the first sends
+    # are on time.
+    plan = profile.plan() if profile.open_loop else None  # (send offsets, measured window)
     rx: dict = {}
     limit = profile.max_in_flight or 0  # 0: no connector cap (the profile's cap is enforced by the engine)
     connector = aiohttp.TCPConnector(limit=limit, limit_per_host=0, ttl_dns_cache=None,
@@ -650,8 +639,10 @@ async def _run_load(target: Target, profile: Profile, body_for: Callable[[int], 
             if profile.warmup_requests:
                 await _warmup(run, profile.warmup_requests)
             base = run.now()
-            loop_fn = _open_loop if profile.open_loop else _closed_loop
-            w_start, w_end, pending = await loop_fn(run, base, profile.warmup_requests)
+            if plan is not None:
+                w_start, w_end, pending = await _open_loop(run, base, *plan)
+            else:
+                w_start, w_end, pending = await _closed_loop(run, base)
             record.window = (w_start, w_end)
             record.in_flight_at_window_end = run.in_flight
             if pending:

@@ -4,6 +4,7 @@ Layout under the root (``results/load-history`` by default)::
 
     <profile name>/<UTC start time>/summary.json     one folder per saved run (plus any files saved with it)
     baselines/<name>.json                            a named baseline: a summary with its per-request samples
+    sweeps/<name>/<UTC time>.json                    a whole sweep or capacity search (its points' summaries)
 
 A run is found again by its configuration key (``summary["run"]["config_key"]``): `previous_comparable`
 returns the latest earlier run with the same key, so a changed profile, model, build or machine never
@@ -13,6 +14,7 @@ becomes "the previous run".
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import os
 import re
 import shutil
@@ -20,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from llamatest import settings
 from llamatest.load.results import (
     SummaryError,
     check_summary,
@@ -29,8 +32,8 @@ from llamatest.load.results import (
     write_json,
 )
 
-DEFAULT_ROOT = Path("results") / "load-history"
 BASELINES = "baselines"
+SWEEPS = "sweeps"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _STAMP = "%Y%m%dT%H%M%SZ"
 
@@ -65,8 +68,8 @@ def _key(summary: Mapping[str, Any]) -> str | None:
 class History:
     """A folder of earlier load runs and named baselines (see the module documentation)."""
 
-    def __init__(self, root: str | os.PathLike = DEFAULT_ROOT):
-        self.root = Path(root)
+    def __init__(self, root: str | os.PathLike | None = None):
+        self.root = Path(root) if root is not None else settings.load_history_dir()
 
     def __repr__(self) -> str:
         return f"History({str(self.root)!r})"
@@ -142,6 +145,26 @@ class History:
             elif candidate.get("run") != summary.get("run"):
                 best = candidate
         return best
+
+    # --- sweeps -------------------------------------------------------------------------------------------
+
+    def save_sweep(self, name: str, document: Mapping[str, Any]) -> Path:
+        """Keep a sweep document (``config_key`` and ``points``) under ``sweeps/<name>/``, named by the time."""
+        folder = self.root / SWEEPS / check_baseline_name(name)
+        folder.mkdir(parents=True, exist_ok=True)
+        return write_json(folder / f"{_dt.datetime.now(_dt.UTC).strftime('%Y-%m-%dT%H%M%S.%fZ')}.json", document)
+
+    def previous_sweep(self, name: str, config_key: str) -> dict[str, Any] | None:
+        """The latest saved sweep ``name`` with ``config_key``, or None; unreadable files are skipped."""
+        folder = self.root / SWEEPS / check_baseline_name(name)
+        for path in sorted(folder.glob("*.json"), reverse=True):
+            try:
+                document = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue  # a damaged file must not break a run
+            if isinstance(document, dict) and document.get("config_key") == config_key:
+                return document
+        return None
 
     # --- baselines ----------------------------------------------------------------------------------------
 

@@ -33,7 +33,6 @@ PERCENTILES = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0, "p99_9": 99.9
 MIN_SAMPLES = {"p50": 1, "p90": 1, "p95": 1, "p99": 100, "p99_9": 1000}
 CI_PERCENTILES = ("p50", "p95", "p99")
 CI_LEVEL = 0.95
-N_OUT_SOURCES = ("usage", "timings", "tokens", "chunks")
 
 # Per-request duration metrics, in ms (request_metrics keys without the "_ms" the summary adds).
 DURATION_METRICS = ("ttft", "tpot", "itl_chunk", "itl_token", "e2e", "e2e_closed", "e2e_from_schedule",
@@ -117,29 +116,44 @@ def _last(events, attr: str, key: str):
     return None
 
 
-def _n_out(r: RequestRecord) -> tuple[int | None, str | None]:
+def token_counts(r: RequestRecord, tok: list | None = None) -> tuple[dict[str, int], dict[str, int]]:
+    """Every count the server gave of ``r``'s output and prompt tokens, by source, in order of preference:
+    output from ``usage``, ``timings.predicted_n`` and native per-chunk ``tokens``; prompt from ``usage`` and
+    ``timings`` (``prompt_n + cache_n``). ``tok``: ``r.token_events`` when the caller has them already."""
+    outs: dict[str, int] = {}
+    prompts: dict[str, int] = {}
     usage = _last(r.events, "usage", "completion_tokens")
     if usage is not None:
-        return int(usage["completion_tokens"]), "usage"
+        outs["usage"] = int(usage["completion_tokens"])
     timings = _last(r.events, "timings", "predicted_n")
     if timings is not None:
-        return int(timings["predicted_n"]), "timings"
-    tok = r.token_events
+        outs["timings"] = int(timings["predicted_n"])
+    tok = r.token_events if tok is None else tok
     if tok and all(e.n_tokens is not None for e in tok):
-        return sum(e.n_tokens or 0 for e in r.events), "tokens"
+        outs["tokens"] = sum(e.n_tokens or 0 for e in r.events)
+    usage = _last(r.events, "usage", "prompt_tokens")
+    if usage is not None:
+        prompts["usage"] = int(usage["prompt_tokens"])
+    timings = _last(r.events, "timings", "prompt_n")
+    if timings is not None:
+        prompts["timings"] = int(timings["prompt_n"]) + int(timings.get("cache_n") or 0)
+    return outs, prompts
+
+
+def _n_out(r: RequestRecord, tok: list | None = None) -> tuple[int | None, str | None]:
+    tok = r.token_events if tok is None else tok
+    outs, _ = token_counts(r, tok)
+    if outs:
+        source = next(iter(outs))
+        return outs[source], source
     if tok:
         return len(tok), "chunks"
     return None, None
 
 
 def _n_in(r: RequestRecord) -> int | None:
-    usage = _last(r.events, "usage", "prompt_tokens")
-    if usage is not None:
-        return int(usage["prompt_tokens"])
-    timings = _last(r.events, "timings", "prompt_n")
-    if timings is not None:
-        return int(timings["prompt_n"]) + int(timings.get("cache_n") or 0)
-    return None
+    _, prompts = token_counts(r)
+    return next(iter(prompts.values()), None)
 
 
 def _n_cached(r: RequestRecord) -> int | None:
@@ -168,18 +182,20 @@ def _share(total: int, weights: list[int]) -> list[int]:
     return [1 + p for p in parts]
 
 
-def chunk_tokens(r: RequestRecord, n_out: int | None = None, source: str | None = None) -> tuple[list[int], bool]:
+def chunk_tokens(r: RequestRecord, n_out: int | None = None, source: str | None = None,
+                 tok: list | None = None) -> tuple[list[int], bool]:
     """Tokens carried by each token event of ``r``, and whether the split is an estimate.
 
     Exact when the server gave per-chunk counts (native ``tokens`` arrays; tokens on events without text are
     added to the next token event), when every token event carries a cumulative ``timings.predicted_n``, or when
     the server's count equals the number of token events. Otherwise n_out is shared by characters (estimated).
+    ``tok``: ``r.token_events`` when the caller has them already.
     """
-    tok = r.token_events
+    tok = r.token_events if tok is None else tok
     if not tok:
         return [], False
     if n_out is None:
-        n_out, source = _n_out(r)
+        n_out, source = _n_out(r, tok)
     if all(e.n_tokens is not None for e in tok):
         counts, pending, ti = [], 0, 0
         for e in r.events:
@@ -206,6 +222,17 @@ def chunk_tokens(r: RequestRecord, n_out: int | None = None, source: str | None 
 
 
 def request_metrics(r: RequestRecord) -> dict[str, Any]:
+    """Every per-request metric of ``r`` (see `_measure`)."""
+    return _measure(r)[0]
+
+
+def measure(run: RunRecord) -> dict[int, tuple[dict[str, Any], list[int]]]:
+    """``request_metrics`` and the per-chunk token counts of every request of ``run``, by ``index``: computed
+    once and handed to `summarize`, `compat` and the JSONL writer."""
+    return {r.index: _measure(r) for r in run.requests}
+
+
+def _measure(r: RequestRecord) -> tuple[dict[str, Any], list[int]]:
     """Every per-request metric of ``r``: durations in ms (None when undefined), token counts and their source.
 
     Keys: ttfb ttfe ttft ttfo tpot itl_chunk[] itl_token[] max_stall e2e e2e_closed e2e_from_schedule
@@ -215,12 +242,12 @@ def request_metrics(r: RequestRecord) -> dict[str, Any]:
     """
     td = r.t_dispatched
     tok = r.token_events
-    n_out, source = _n_out(r)
+    n_out, source = _n_out(r, tok)
     t_first = tok[0].t if tok else None
     t_last = tok[-1].t if tok else None
     visible = next((e.t for e in tok if e.kind != "reasoning"), None)
     gaps = [b.t - a.t for a, b in zip(tok, tok[1:], strict=False)]
-    counts, estimated = chunk_tokens(r, n_out, source)
+    counts, estimated = chunk_tokens(r, n_out, source, tok)
     itl_token: list[float] = []
     for gap, m in zip(gaps, counts[1:], strict=False):
         if m > 0:
@@ -265,7 +292,7 @@ def request_metrics(r: RequestRecord) -> dict[str, Any]:
         "server_decode_tps": timings.get("predicted_per_second"),
         "overhead_ttft": ttft - prompt_ms if ttft is not None and prompt_ms is not None else None,
         "overhead_decode": overhead_decode,
-    }
+    }, counts
 
 
 # ---------------------------------------------------------------------------------------------- distributions
@@ -505,7 +532,7 @@ def meets_slo(m: dict[str, Any], slo: dict[str, float]) -> bool:
     return True
 
 
-def _timeseries(run: RunRecord, reqs, mets, intervals, window) -> list[dict[str, Any]]:
+def _timeseries(run: RunRecord, reqs, mets, chunk_counts, intervals, window) -> list[dict[str, Any]]:
     starts = [a for a, _ in intervals] + [r.t_scheduled for r in reqs]
     ends = [b for _, b in intervals]
     if not starts:
@@ -522,8 +549,7 @@ def _timeseries(run: RunRecord, reqs, mets, intervals, window) -> list[dict[str,
     def at(t: float) -> int:
         return min(n - 1, max(0, int(math.floor(t)) - first))
 
-    for r, m in zip(reqs, mets, strict=True):
-        counts, _ = chunk_tokens(r, m["n_out"], m["n_out_source"])
+    for r, m, counts in zip(reqs, mets, chunk_counts, strict=True):
         for e, c in zip(r.token_events, counts, strict=True):
             out_tokens[at(e.t)] += c
         if r.error is not None:
@@ -553,17 +579,19 @@ def _timeseries(run: RunRecord, reqs, mets, intervals, window) -> list[dict[str,
 
 
 def summarize(run: RunRecord, *, slo: dict | None = None, cold: bool = True, thresholds: dict | None = None,
-              seed: int = 0, resamples: int = 1000) -> dict[str, Any]:
+              seed: int = 0, resamples: int = 1000, measured: dict | None = None) -> dict[str, Any]:
     """The run's summary dict (schema ``llamatest.load.summary/1``), validity flags included.
 
     ``slo`` holds per-request limits for goodput (``{"ttft_ms": 500, "tpot_ms": 50, "e2e_ms": …}``);
-    ``cold`` says the profile must not reuse cached prompt tokens; ``thresholds`` overrides validity limits.
+    ``cold`` says the profile must not reuse cached prompt tokens; ``thresholds`` overrides validity limits;
+    ``measured`` is `measure(run)` when the caller has it already.
     """
     from llamatest.load.validity import validity_flags
 
     limits = check_request_slo(slo)
     reqs = run.measured
-    mets = [request_metrics(r) for r in reqs]
+    measured = measured if measured is not None else {r.index: _measure(r) for r in reqs}
+    mets = [measured[r.index][0] for r in reqs]
     window = window_of(run)
     w0, w1 = window
     ok = [(r, m) for r, m in zip(reqs, mets, strict=True) if r.ok]
@@ -612,7 +640,7 @@ def summarize(run: RunRecord, *, slo: dict | None = None, cold: bool = True, thr
         wall_d = 0.0
     wall = _throughput(ok, good_all, wall_d)
     mean_c, peak_c = concurrency(intervals)
-    series = _timeseries(run, reqs, mets, intervals, window)
+    series = _timeseries(run, reqs, mets, [measured[r.index][1] for r in reqs], intervals, window)
     sent_in_window = sum(1 for r in reqs if r.t_dispatched is not None and w0 <= r.t_dispatched <= w1)
     throughput = {
         "window": win,
@@ -713,13 +741,15 @@ def _compat_request(r: RequestRecord, m: dict, tool: str) -> dict[str, Any]:
     return out
 
 
-def compat(run: RunRecord, tool: str, *, seed: int = 0, resamples: int = 1000) -> dict[str, Any]:
+def compat(run: RunRecord, tool: str, *, seed: int = 0, resamples: int = 1000,
+           measured: dict | None = None) -> dict[str, Any]:
     """TTFT/ITL/TPOT/E2E, N and output throughput as ``tool`` ("vllm", "guidellm", "genai-perf") defines them,
-    recomputed from this run's event logs (successful measured requests)."""
+    recomputed from this run's event logs (successful measured requests); ``measured`` as for `summarize`."""
     if tool not in COMPAT_TOOLS:
         raise ValueError(f"unknown tool {tool!r}; valid: {', '.join(COMPAT_TOOLS)}")
     ok = [r for r in run.measured if r.ok]
-    rows = [_compat_request(r, request_metrics(r), tool) for r in ok]
+    rows = [_compat_request(r, measured[r.index][0] if measured is not None else request_metrics(r), tool)
+            for r in ok]
     if tool == "guidellm":
         w0, w1 = window_of(run)
         duration = w1 - w0

@@ -15,12 +15,12 @@ import datetime as _dt
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import requests
 
-from llamatest.load import charts as _charts
 from llamatest.load import compare as _compare
 from llamatest.load import datasets, metrics, results, sweep
 from llamatest.load.engine import Target, run_load_sync
@@ -29,7 +29,6 @@ from llamatest.load.profiles import Profile
 from llamatest.load.record import RunRecord
 
 PROPS_TIMEOUT_S = 10.0
-SWEEPS = "sweeps"  # folder of the history root that keeps whole sweeps
 
 
 @dataclass(frozen=True)
@@ -40,7 +39,7 @@ class Dataset:
     prompts: tuple[str, ...]
     params: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def hash(self) -> str:
         return datasets.dataset_hash(list(self.prompts))
 
@@ -111,23 +110,32 @@ class Plan:
         run.meta.update({"dataset": self.dataset.name, "dataset_params": self.dataset.params, **self.request_params})
         return run
 
-    def summarize(self, run: RunRecord, server: dict[str, Any], slo: dict[str, float] | None = None) -> dict:
+    def summarize(self, run: RunRecord, server: dict[str, Any], slo: dict[str, float] | None = None,
+                  measured: dict | None = None) -> dict:
         """The summary of ``run`` with its identity block (``summary["run"]``) and configuration key."""
-        summary = metrics.summarize(run, slo=_per_request_slo(slo), cold=self.cold)
+        summary = metrics.summarize(run, slo=_per_request_slo(slo), cold=self.cold, measured=measured)
         # started_at is when the run started, to the millisecond: two short runs within one second must still
         # be ordered, or the second would not find the first as its previous comparable run.
         summary["run"] = results.run_identity(
-            summary, server_build="", model_hash=server["model_hash"], dataset_hash=self.dataset.hash,
+            summary, server_build=server.get("build_info", ""), model_hash=server["model_hash"],
+            dataset_hash=self.dataset.hash,
             started_at=_iso(run.t0_wall),
             workers=run.workers or [{"id": 0, "host": "local"}], request_params=self.request_params,
-            profile_name=self.name, name=self.name, server=server,
+            profile_name=self.name, server=server,
             dataset={"name": self.dataset.name, "hash": self.dataset.hash, "count": len(self.dataset.prompts),
                      **self.dataset.params},
             profile_text=Profile.from_dict(summary["profile"]).describe())
-        # The build is recorded but stays out of the configuration key (config.server_build is ""): see the
-        # module documentation.
-        summary["run"]["server_build"] = server.get("build_info", "")
         return summary
+
+    def run_and_write(self, profile: Profile, server: dict[str, Any], outdir: Path,
+                      slo: dict[str, float] | None = None) -> tuple[RunRecord, dict, dict, dict[str, Path]]:
+        """Runs ``profile``, derives its summary and writes its files: (run, summary, `metrics.measure`, paths)."""
+        run = self.run(profile)
+        measured = metrics.measure(run)
+        summary = self.summarize(run, server, slo, measured)
+        paths = results.write_run(outdir, run, summary, summary["run"],
+                                  request_metrics=lambda r: measured[r.index][0])
+        return run, summary, measured, paths
 
 
 def server_identity(base_url: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
@@ -162,20 +170,18 @@ def execute(plan: Plan, profile: Profile, *, outdir: Path, history_root: Path, b
             slo: dict[str, float] | None = None, save_history: bool = True) -> LoadRun:
     """Runs ``profile`` and returns everything about it (see the module documentation)."""
     server = server_identity(plan.target.base_url, plan.target.headers)
-    run = plan.run(profile)
-    summary = plan.summarize(run, server, slo)
+    run, summary, measured, paths = plan.run_and_write(profile, server, outdir, slo)
     history = History(history_root)
     load_run = LoadRun(name=plan.name, run=run, summary=summary, outdir=outdir,
                        previous=history.previous_comparable(summary),
                        baseline=history.baseline(baseline_key(baseline, plan.name)) if baseline else None,
-                       baseline_name=baseline)
-    load_run.paths = results.write_run(outdir, run, summary, summary["run"], request_metrics=metrics.request_metrics)
+                       baseline_name=baseline, paths=paths)
     if load_run.previous is not None:
         load_run.comparisons["previous"] = _compare.compare(summary, load_run.previous)
     if load_run.baseline is not None:
         load_run.comparisons["baseline"] = _compare.compare(summary, load_run.baseline)
-    load_run.compat = {tool: metrics.compat(run, tool) for tool in metrics.COMPAT_TOOLS}
-    load_run.charts = _charts.charts(summary, outdir, previous=load_run.previous, baseline=load_run.baseline,
+    load_run.compat = {tool: metrics.compat(run, tool, measured=measured) for tool in metrics.COMPAT_TOOLS}
+    load_run.charts = _draw(summary, outdir, previous=load_run.previous, baseline=load_run.baseline,
                                      requests=run.measured, baseline_name=baseline)
     if save_history:
         history.save(summary)
@@ -196,11 +202,7 @@ def _point_runner(plan: Plan, outdir: Path, slo: dict[str, float] | None):
     def run_point(profile: Profile) -> dict:
         nonlocal count
         count += 1
-        run = plan.run(profile)
-        summary = plan.summarize(run, server, slo)
-        results.write_run(outdir / f"{count:02d}-{profile.kind}", run, summary, summary["run"],
-                          request_metrics=metrics.request_metrics)
-        return summary
+        return plan.run_and_write(profile, server, outdir / f"{count:02d}-{profile.kind}", slo)[1]
 
     return run_point
 
@@ -233,21 +235,27 @@ def _finish(kind: str, plan: Plan, base: Profile, result: dict, outdir: Path, hi
     document = {"kind": kind, "name": plan.name, "config_key": key, "started_at": first_run.get("started_at"),
                 "points": [_light_point(p) for p in result["points"]],
                 **{k: v for k, v in result.items() if k != "points"}}
-    folder = Path(history_root) / SWEEPS / plan.name
-    previous = _latest(folder, key)
-    folder.mkdir(parents=True, exist_ok=True)
-    results.write_json(folder / f"{_dt.datetime.now(_dt.UTC).strftime('%Y-%m-%dT%H%M%S.%fZ')}.json", document)
+    history = History(history_root)
+    previous = history.previous_sweep(plan.name, key)
+    history.save_sweep(plan.name, document)
     results.write_json(Path(outdir) / f"{kind}.json", document)
     sweep_run = SweepRun(name=plan.name, kind=kind, result=result, outdir=Path(outdir), previous=previous)
     curves = {"current": document["points"], "previous": previous["points"] if previous else None}
     if done:
-        sweep_run.charts = _charts.charts(done[-1]["summary"], outdir, sweep=curves)
+        sweep_run.charts = _draw(done[-1]["summary"], outdir, sweep=curves)
     return sweep_run
 
 
 def _iso(t_wall: float) -> str:
     """A wall-clock time as ISO 8601 UTC with milliseconds (``2026-12-01T07:45:00.123Z``)."""
     return _dt.datetime.fromtimestamp(t_wall, _dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _draw(summary: dict, outdir: Path, **overlays) -> list[Path]:
+    """The charts of a run; matplotlib is imported on the first chart, not when the keywords load."""
+    from llamatest.load.charts import charts
+
+    return charts(summary, outdir, **overlays)
 
 
 def _light_point(point: dict[str, Any]) -> dict[str, Any]:
@@ -257,17 +265,6 @@ def _light_point(point: dict[str, Any]) -> dict[str, Any]:
     if summary:
         light["summary"] = {k: v for k, v in summary.items() if k not in ("samples", "timeseries")}
     return light
-
-
-def _latest(folder: Path, key: str) -> dict[str, Any] | None:
-    for path in sorted(folder.glob("*.json"), reverse=True):
-        try:
-            document = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue  # a damaged file must not break a run
-        if document.get("config_key") == key:
-            return document
-    return None
 
 
 def _per_request_slo(slo: dict[str, float] | None) -> dict[str, float] | None:

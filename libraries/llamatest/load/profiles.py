@@ -66,20 +66,23 @@ class Profile:
     def open_loop(self) -> bool:
         return self.kind in ("rate", "ramp")
 
+    def plan(self) -> tuple[list[float], tuple[float, float]]:
+        """``(schedule(), window())`` from one computation of the arrivals."""
+        offsets, end = self._arrivals()
+        return offsets, (self.warmup_s, end)
+
     def schedule(self) -> list[float]:
         """Open loop: send offsets in seconds from the start of the schedule, warmup included, sorted.
 
         Offsets before ``warmup_s`` are warmup requests; the rest are measured, at most ``max_requests``
         of them, all before ``warmup_s + duration_s``. Closed-loop profiles have no schedule (``[]``).
         """
-        return self._arrivals()[0]
+        return self.plan()[0]
 
     def window(self) -> tuple[float, float]:
         """The measured window, seconds from the start of the schedule. With ``max_requests`` an open loop
         ends its window at the arrival that would have come next (so n requests span n gaps)."""
-        if not self.open_loop:
-            return (self.warmup_s, self.warmup_s + self.duration_s)
-        return (self.warmup_s, self._arrivals()[1])
+        return self.plan()[1]
 
     def _arrivals(self) -> tuple[list[float], float]:
         if not self.open_loop:

@@ -4,7 +4,7 @@ Every metric is derived from these records (``metrics.py``); nothing else is mea
 seconds from the run's ``t0`` (a ``time.perf_counter()`` value kept in ``RunRecord.t0_perf``), so
 records of one run, and of workers merged onto the driver's clock, share one time axis.
 Records round-trip through plain dicts (``as_dict``/``from_dict``): that is the ``requests.jsonl``
-line format and what a Ray worker ships to the driver.
+line format. A Ray worker ships its ``RunRecord`` to the driver as it is (pickled).
 """
 
 from __future__ import annotations
@@ -12,18 +12,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-# What an SSE event is, for timing. Only TOKEN_KINDS carry generated tokens.
-EVENT_KINDS = ("ping", "role", "progress", "content", "reasoning", "tool_call", "finish", "usage", "error", "done",
-               "other")
+# What an SSE event is, for timing (``LoadEvent.kind``): ping, role, progress, content, reasoning, tool_call,
+# finish, usage, error, done, other. Only TOKEN_KINDS carry generated tokens.
 TOKEN_KINDS = frozenset({"content", "reasoning", "tool_call"})
 
-# Error classes (``RequestRecord.error``) and non-error outcomes (``RequestRecord.outcome``).
-ERROR_CLASSES = ("connect_error", "timeout_connect", "timeout_ttft", "timeout_stall", "timeout_total", "http_429",
-                 "http_503", "http_4xx", "http_5xx", "sse_error_event", "protocol_error", "truncated_stream",
-                 "empty_output", "dropped", "drain_timeout")
-# "dropped": due while max_in_flight requests were open, never sent. "drain_timeout": still open when the
-# drain after the window ended, and cut by the engine (counted in RunRecord.drain_timed_out).
-OUTCOMES = ("finish_stop", "finish_length", "finish_tool_calls", "finish_other")
+# Error classes (``RequestRecord.error``): connect_error, timeout_connect, timeout_ttft, timeout_stall,
+# timeout_total, http_429, http_503, http_4xx, http_5xx, sse_error_event, protocol_error, truncated_stream,
+# empty_output, dropped, drain_timeout. "dropped": due while max_in_flight requests were open, never sent.
+# "drain_timeout": still open when the drain after the window ended, and cut by the engine (counted in
+# RunRecord.drain_timed_out). Outcomes of a request that finished (``RequestRecord.outcome``): the values of
+# classify.FINISH_OUTCOMES, or finish_other.
 
 
 @dataclass
@@ -31,7 +29,7 @@ class LoadEvent:
     """One SSE event (or ``:`` comment, kind ``ping``) of one request, classified."""
 
     t: float  # arrival, seconds from the run's t0
-    kind: str  # one of EVENT_KINDS
+    kind: str  # see the kinds above
     n_chars: int = 0  # characters of generated text (content, reasoning or tool-call arguments)
     n_tokens: int | None = None  # exact tokens in this chunk when the server says so (native ``tokens``)
     coalesced: bool = False  # parsed from the same socket read as the previous event
@@ -63,9 +61,9 @@ class RequestRecord:
     t_done: float | None = None  # [DONE], or the route's final event (native stop:true)
     t_closed: float | None = None
     status: int | None = None
-    error: str | None = None  # an ERROR_CLASSES entry, None when the request succeeded
+    error: str | None = None  # an error class (above), None when the request succeeded
     error_detail: str | None = None
-    outcome: str | None = None  # an OUTCOMES entry for a request that finished
+    outcome: str | None = None  # an outcome (above) for a request that finished
     events: list[LoadEvent] = field(default_factory=list)
 
     @property
@@ -85,8 +83,7 @@ class RequestRecord:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RequestRecord:
-        known = {f.name for f in fields(cls)}
-        data = {k: v for k, v in d.items() if k in known}
+        data = {k: v for k, v in d.items() if k in _REQUEST_FIELDS}
         data["events"] = [LoadEvent(**e) for e in d.get("events", [])]
         return cls(**data)
 
@@ -121,10 +118,14 @@ class RunRecord:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunRecord:
-        known = {f.name for f in fields(cls)}
-        data = {k: v for k, v in d.items() if k in known}
+        data = {k: v for k, v in d.items() if k in _RUN_FIELDS}
         data["window"] = tuple(d.get("window", (0.0, 0.0)))
         data["requests"] = [RequestRecord.from_dict(r) for r in d.get("requests", [])]
         data["loop_lag"] = [tuple(x) for x in d.get("loop_lag", [])]
         data["cpu"] = [tuple(x) for x in d.get("cpu", [])]
         return cls(**data)
+
+
+# The field names from_dict keeps (anything else in a dict is ignored).
+_REQUEST_FIELDS = frozenset(f.name for f in fields(RequestRecord))
+_RUN_FIELDS = frozenset(f.name for f in fields(RunRecord))

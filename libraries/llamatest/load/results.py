@@ -7,7 +7,6 @@ It is schema-versioned (``SCHEMA``); `load_summary` refuses a file it cannot rea
 The configuration key decides which runs may be compared (``compare.compare`` refuses runs whose keys
 differ). It is a SHA-256 over, in this order (``CONFIG_KEY_PARTS``):
 
-- ``server_build``: the server's build (``/props`` ``build_info``, or the binary's ``--version``);
 - ``model_hash``: a hash of the model file;
 - ``machine``: `machine_fingerprint` (CPU model, logical cores, RAM, OS, Python);
 - ``profile``: the profile as a dict, seed included (a new seed is a new arrival sequence);
@@ -17,7 +16,9 @@ differ). It is a SHA-256 over, in this order (``CONFIG_KEY_PARTS``):
 - ``client_version``: the version of this load client (``CLIENT_VERSION``), bumped when a change to
   the client changes what it measures.
 
-The start time, the output folder and the server's port are not part of the key.
+The start time, the output folder and the server's port are not part of the key, nor is the server's
+build (recorded as ``server_build``): comparing one build with another, e.g. a release build as the
+baseline, is what comparisons are for.
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-SCHEMA = "llamatest.load.summary/1"
+from llamatest.load import metrics
+from llamatest.load.metrics import SCHEMA
+
 SCHEMA_FAMILY, SCHEMA_VERSION = SCHEMA.rsplit("/", 1)[0], 1
 CLIENT_VERSION = "llamatest.load/1"
-CONFIG_KEY_PARTS = ("server_build", "model_hash", "machine", "profile", "dataset_hash", "request_params",
-                    "client_version")
+CONFIG_KEY_PARTS = ("model_hash", "machine", "profile", "dataset_hash", "request_params", "client_version")
 # Target fields that never go into the key: they change between identical runs (ports, keys).
 VOLATILE_TARGET_FIELDS = frozenset({"base_url", "url", "host", "port", "headers", "api_key", "authorization"})
 REQUIRED_FIELDS = {"schema": str, "profile": dict, "metrics": dict}
@@ -104,18 +106,18 @@ def _canonical(obj: Any) -> str:
     return json.dumps(_jsonable(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def config_parts(summary: Mapping[str, Any], *, server_build: Any, model_hash: Any, machine: Any,
+def config_parts(summary: Mapping[str, Any], *, model_hash: Any, machine: Any,
                  dataset_hash: Any, client_version: str = CLIENT_VERSION,
                  request_params: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The values `config_key` hashes, by name (``CONFIG_KEY_PARTS``); kept in the identity so that a
     refused comparison can say which part differs."""
     params = key_request_params(summary.get("target")) if request_params is None else dict(request_params)
-    return {"server_build": server_build, "model_hash": model_hash, "machine": machine,
+    return {"model_hash": model_hash, "machine": machine,
             "profile": summary.get("profile"), "dataset_hash": dataset_hash, "request_params": params,
             "client_version": client_version}
 
 
-def config_key(summary: Mapping[str, Any], *, server_build: Any, model_hash: Any, machine: Any,
+def config_key(summary: Mapping[str, Any], *, model_hash: Any, machine: Any,
                dataset_hash: Any, client_version: str = CLIENT_VERSION,
                request_params: Mapping[str, Any] | None = None) -> str:
     """SHA-256 (hex) over the parts listed in the module documentation; runs compare only when it matches.
@@ -123,8 +125,11 @@ def config_key(summary: Mapping[str, Any], *, server_build: Any, model_hash: Any
     ``summary`` gives the profile (seed included) and, unless ``request_params`` is given, the request
     parameters (``summary["target"]`` without URL, port and headers).
     """
-    parts = config_parts(summary, server_build=server_build, model_hash=model_hash, machine=machine,
-                         dataset_hash=dataset_hash, client_version=client_version, request_params=request_params)
+    return _key_of(config_parts(summary, model_hash=model_hash, machine=machine, dataset_hash=dataset_hash,
+                                client_version=client_version, request_params=request_params))
+
+
+def _key_of(parts: Mapping[str, Any]) -> str:
     return hashlib.sha256(_canonical(parts).encode()).hexdigest()
 
 
@@ -163,10 +168,10 @@ def run_identity(summary: Mapping[str, Any], *, server_build: Any, model_hash: A
     arguments are kept as they are (e.g. ``server_bin``, ``notes``).
     """
     machine = dict(machine) if machine is not None else machine_fingerprint()
-    parts = config_parts(summary, server_build=server_build, model_hash=model_hash, machine=machine,
-                         dataset_hash=dataset_hash, client_version=client_version, request_params=request_params)
+    parts = config_parts(summary, model_hash=model_hash, machine=machine, dataset_hash=dataset_hash,
+                         client_version=client_version, request_params=request_params)
     profile = summary.get("profile") or {}
-    identity = {"config_key": hashlib.sha256(_canonical(parts).encode()).hexdigest(),
+    identity = {"config_key": _key_of(parts),
                 "started_at": started_at or utc_now_iso(), "server_build": server_build, "model_hash": model_hash,
                 "dataset_hash": dataset_hash, "seeds": seeds if seeds is not None else profile.get("seed"),
                 "workers": workers if workers is not None else 1, "machine": machine,
@@ -255,19 +260,8 @@ def csv_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _auto_request_metrics() -> Callable[[Any], dict] | None:
-    try:
-        from llamatest.load.metrics import request_metrics
-    except ImportError:
-        return None
-    return request_metrics
-
-
-_AUTO: Any = object()
-
-
 def write_run(outdir: str | os.PathLike, run: Any, summary: Mapping[str, Any], identity: Mapping[str, Any], *,
-              request_metrics: Callable[[Any], dict] | None = _AUTO) -> dict[str, Path]:
+              request_metrics: Callable[[Any], dict] | None = metrics.request_metrics) -> dict[str, Path]:
     """Write ``summary.json``, ``requests.jsonl`` and ``summary.csv`` into ``outdir``; return their paths
     by name (``"summary"``, ``"requests"``, ``"csv"``).
 
@@ -286,13 +280,12 @@ def write_run(outdir: str | os.PathLike, run: Any, summary: Mapping[str, Any], i
     document = {"schema": SCHEMA, **{k: v for k, v in summary.items() if k != "schema"}, "run": dict(identity)}
     paths = {"summary": write_json(outdir / "summary.json", document)}
     if run is not None:
-        compute = _auto_request_metrics() if request_metrics is _AUTO else request_metrics
         path = outdir / "requests.jsonl"
         with path.open("w", encoding="utf-8") as fh:
             for record in getattr(run, "requests", run):
                 line = record.as_dict() if hasattr(record, "as_dict") else dict(record)
-                if compute is not None:
-                    line["metrics"] = compute(record)
+                if request_metrics is not None:
+                    line["metrics"] = request_metrics(record)
                 fh.write(json.dumps(_jsonable(line), ensure_ascii=False, allow_nan=False) + "\n")
         paths["requests"] = path
     path = outdir / "summary.csv"

@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from llamatest.load.metrics import intervals_of, request_metrics, window_of
+from llamatest.load.metrics import intervals_of, request_metrics, token_counts, window_of
 from llamatest.load.record import RunRecord
 
-FLAGS = ("client_bound", "rate_shortfall", "dropped", "cache_contaminated", "token_count_mismatch", "osl_mismatch",
-         "oversaturated", "insufficient_samples", "server_restarted", "high_coalescing")
 # Flags that make a point unusable for capacity claims and sweeps.
 INVALIDATING = ("client_bound", "rate_shortfall", "cache_contaminated", "oversaturated", "server_restarted")
+# Flags that mark single numbers (a missing percentile, chunk ITL), not the run: shown, never failing it.
+ADVISORY = ("insufficient_samples", "high_coalescing")
 
 DEFAULT_THRESHOLDS: dict[str, Any] = {
     "schedule_lag_p99_ms": 10.0,  # client_bound when the p99 of (dispatched - scheduled) is above
@@ -41,7 +41,6 @@ DEFAULT_THRESHOLDS: dict[str, Any] = {
     "insufficient_samples_percentiles": ("p50", "p90", "p95", "p99"),
     "coalesced_fraction_max": 0.2,  # high_coalescing when the share of same-read chunk gaps is above
 }
-_START_KEYS = ("process_start_time_unix", "process_start_time", "process_start_time_seconds")
 
 
 def _flag(is_set: bool, detail: str) -> dict[str, Any]:
@@ -234,26 +233,13 @@ def _cache(run: RunRecord, summary: dict, mets: list[dict], cold: bool, th: dict
 
 def _token_counts(r) -> list[str]:
     """The disagreements between the token counts one request carries."""
-    outs = {}
-    for e in reversed(r.events):
-        if e.usage and e.usage.get("completion_tokens") is not None and "usage" not in outs:
-            outs["usage"] = int(e.usage["completion_tokens"])
-        if e.timings and e.timings.get("predicted_n") is not None and "timings" not in outs:
-            outs["timings"] = int(e.timings["predicted_n"])
     tok = r.token_events
-    if tok and all(e.n_tokens is not None for e in tok):
-        outs["tokens"] = sum(e.n_tokens or 0 for e in r.events)
+    outs, prompts = token_counts(r, tok)
     bad = []
     if len(set(outs.values())) > 1:
         bad.append("output " + ", ".join(f"{k}={v}" for k, v in outs.items()))
     if outs and len(tok) > min(outs.values()):
         bad.append(f"{len(tok)} token events for {min(outs.values())} tokens")
-    prompts = {}
-    for e in reversed(r.events):
-        if e.usage and e.usage.get("prompt_tokens") is not None and "usage" not in prompts:
-            prompts["usage"] = int(e.usage["prompt_tokens"])
-        if e.timings and e.timings.get("prompt_n") is not None and "timings" not in prompts:
-            prompts["timings"] = int(e.timings["prompt_n"]) + int(e.timings.get("cache_n") or 0)
     if r.n_prompt_expected is not None and prompts:
         prompts["expected"] = int(r.n_prompt_expected)
     if len(set(prompts.values())) > 1:

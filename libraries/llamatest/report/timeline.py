@@ -54,8 +54,15 @@ def _rect(x0: float, x1: float, y: float, h: float, fill: str, title: str, opaci
             f'fill-opacity="{opacity}"><title>{escape(title)}</title></rect>')
 
 
-def timeline_svg(tl: Timeline) -> str:
-    """The chart of one timeline; an empty ``<svg>`` with a note when there is no sample."""
+def timeline_svg(tl: Timeline, intervals: list[Interval] | None = None,
+                 request_intervals: dict[int, Interval] | None = None) -> str:
+    """The chart of one timeline; an empty ``<svg>`` with a note when there is no sample.
+
+    ``intervals`` and ``request_intervals`` are ``tl.intervals()`` and ``tl.request_intervals()``, for a
+    caller that has them already (computed here when not given).
+    """
+    intervals = tl.intervals() if intervals is None else intervals
+    request_intervals = tl.request_intervals(intervals) if request_intervals is None else request_intervals
     scale = _Scale(tl.end)
     slot_ids = sorted({state.id for sample in tl.slots for state in sample.slots})
     show_requests = 0 < len(tl.requests) <= MAX_REQUEST_ROWS
@@ -68,16 +75,16 @@ def timeline_svg(tl: Timeline) -> str:
     height = axis_top + AXIS
     parts = [_text(4, 12, f"slot timeline: {tl.summary()}", size=11)]
 
-    owner = {_key(interval): index for index, interval in tl.request_intervals().items()}
+    owner = _owners(request_intervals)
     for row, slot_id in enumerate(slot_ids):
         y = top + row * SLOT_ROW
         parts.append(_text(LEFT - 6, y + 15, f"slot {slot_id}", anchor="end"))
         parts.append(f'<line x1="{LEFT}" y1="{y + SLOT_ROW - 2}" x2="{WIDTH - RIGHT}" y2="{y + SLOT_ROW - 2}" '
                      f'stroke="#ddd"/>')
-    for interval in tl.intervals():
+    for interval in intervals:
         row = slot_ids.index(interval.slot)
         y = top + row * SLOT_ROW + 2
-        index = owner.get(_key(interval))
+        index = owner.get(interval)
         x0, x1 = scale.x(interval.start), scale.x(interval.until)
         label = f"r{index}" if index is not None else f"t{interval.id_task}"
         decoded = "" if interval.n_decoded is None else f", {interval.n_decoded} tokens decoded when last seen"
@@ -149,8 +156,9 @@ def _metric_row(tl: Timeline, scale: _Scale, top: float) -> str:
             f'<title>llamacpp:requests_deferred (max {most:g})</title></polyline>')
 
 
-def _key(interval: Interval) -> tuple:
-    return interval.slot, interval.id_task, interval.start
+def _owners(request_intervals: dict[int, Interval]) -> dict[Interval, int]:
+    """The request each busy interval served (an interval serves at most one)."""
+    return {interval: index for index, interval in request_intervals.items()}
 
 
 def batch_report_html(batch: Batch) -> str:
@@ -165,9 +173,11 @@ def batch_report_html(batch: Batch) -> str:
                                     [[i, len(batch.results[i].events), secs(tl.requests[i].abandoned if tl else None)]
                                      for i in batch.abandoned])))
     if tl is not None:
-        owner = {_key(interval): index for index, interval in tl.request_intervals().items()}
-        rows = [[iv.slot, iv.id_task, owner.get(_key(iv), "–"), f"{iv.start:.3f}", f"{iv.end:.3f}",
-                 "–" if iv.n_decoded is None else iv.n_decoded] for iv in tl.intervals()]
+        intervals = tl.intervals()
+        request_intervals = tl.request_intervals(intervals)
+        owner = _owners(request_intervals)
+        rows = [[iv.slot, iv.id_task, owner.get(iv, "–"), f"{iv.start:.3f}", f"{iv.end:.3f}",
+                 "–" if iv.n_decoded is None else iv.n_decoded] for iv in intervals]
         parts.append(labelled(f"busy slots ({len(rows)} stretches)",
                               table(["slot", "task", "request", "first seen busy (s)", "last seen busy (s)",
                                      "n_decoded"], rows)))
@@ -188,7 +198,7 @@ def batch_report_html(batch: Batch) -> str:
     parts.append(details(f"the requests ({len(shown)} of {len(batch)})", blocks))
     summary = (f"{batch.where} × {len(batch)} concurrently: {errors} errors, {len(batch.abandoned)} abandoned, "
                f"{batch.wall_s:.3f} s" + (f"; {tl.summary()}" if tl else ""))
-    chart = timeline_svg(tl) if tl is not None else ""
+    chart = timeline_svg(tl, intervals, request_intervals) if tl is not None else ""
     return f"<div>{chart}{details(summary, ''.join(parts))}</div>"
 
 

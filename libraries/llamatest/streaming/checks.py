@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from typing import Any
 
 from llamatest.streaming.result import StreamResult
-from llamatest.textutil import media_type, short_repr
+from llamatest.textutil import first_difference, media_type, short_repr
 from llamatest.unicode import lone_surrogates
 
 _short = functools.partial(short_repr, limit=200)  # streams get longer excerpts than plain responses
@@ -90,7 +89,7 @@ def no_done_marker(r: StreamResult) -> None:
 def text_should_be(r: StreamResult, expected: str) -> None:
     text = r.text
     if text != expected:
-        at = len(os.path.commonprefix([text, expected]))
+        at = first_difference(text, expected)
         raise AssertionError(f"streamed text was {_short(text)} ({len(text)} chars), expected {_short(expected)} "
                              f"({len(expected)} chars); first difference at char {at}")
 

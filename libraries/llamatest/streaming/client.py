@@ -13,9 +13,14 @@ from llamatest.streaming.sse import SSEComment, SSEEvent, SSEParser, is_done
 from llamatest.textutil import parse_json
 
 
-def client_session() -> aiohttp.ClientSession:
-    """A session for streamed requests: no connection cap and no aiohttp timeout (each request has its deadline)."""
-    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), timeout=aiohttp.ClientTimeout(total=None))
+def client_session(force_close: bool = False) -> aiohttp.ClientSession:
+    """A session for streamed requests: no connection cap and no aiohttp timeout (each request has its deadline).
+
+    ``force_close``: a connection per request, as separate users have; no keep-alive connection is reused, so
+    no request lands on a connection the server is closing.
+    """
+    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, force_close=force_close),
+                                 timeout=aiohttp.ClientTimeout(total=None))
 
 
 async def stream_one(session: aiohttp.ClientSession, url: str, body: Any, headers: dict | None = None,

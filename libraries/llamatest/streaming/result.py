@@ -98,10 +98,6 @@ class StreamResult:
         pairs = ((e.t, chunk_text(e.json)) for e in self.events)
         return [(t, text) for t, text in pairs if text]
 
-    def json_events(self) -> list[Any]:
-        """The parsed JSON of every event that is JSON (``[DONE]`` is not), in arrival order."""
-        return [e.json for e in self.events if e.json is not None]
-
 
 def chunk_text(obj: Any) -> str | None:
     """Generated text of one chunk: OAI chat ``choices[0].delta.content``, OAI completion

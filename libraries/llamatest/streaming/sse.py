@@ -38,9 +38,13 @@ class SSEParser:
     Lines are split on bytes before decoding, so a multi-byte UTF-8 character cut
     between two reads is decoded whole. After `close()`, `trailing` holds the bytes
     of an event that never got its terminating blank line (the spec discards it).
+    With `keep_raw=False` the raw lines are not kept (less work per line for a
+    client that never reads `trailing`): `trailing` then holds only the last,
+    unterminated line.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, keep_raw: bool = True) -> None:
+        self._keep_raw = keep_raw
         self._buf = b""  # bytes of the current, not yet terminated line
         self._bom_checked = False
         self._after_cr = False  # last line ended with a bare CR: a following LF belongs to it
@@ -68,9 +72,11 @@ class SSEParser:
 
         items: list[SSEEvent | SSEComment] = []
         pos = 0
+        keep_raw = self._keep_raw
         while match := _LINE_END.search(buf, pos):
             line = buf[pos:match.start()]
-            self._event_raw += buf[pos:match.end()]
+            if keep_raw:
+                self._event_raw += buf[pos:match.end()]
             pos = match.end()
             # A CR that ends the buffer may be the first half of CRLF; the line is complete either way.
             if match.group() == b"\r" and pos == len(buf):
@@ -103,7 +109,7 @@ class SSEParser:
         if line == "":
             return self._dispatch(t)
         if line.startswith(":"):
-            if not self._has_fields:
+            if not self._has_fields and self._keep_raw:
                 self._event_raw = bytearray()  # a comment alone is not part of an event
             return SSEComment(_strip_one_space(line[1:]), t)
         self._has_fields = True
@@ -124,7 +130,8 @@ class SSEParser:
             event = SSEEvent(self._event_type or "message", "\n".join(self._data), self._last_id, t)
         self._data = []
         self._event_type = ""
-        self._event_raw = bytearray()
+        if self._keep_raw:
+            self._event_raw = bytearray()
         self._has_fields = False
         return event
 
