@@ -26,6 +26,7 @@ from llamatest.load.pipeline import (
     execute_sweep,
 )
 from llamatest.load.profiles import Profile
+from llamatest.machine import NotJudged
 from llamatest.report.load import comparison_table, load_run_html, sweep_html
 
 
@@ -229,18 +230,25 @@ class LoadLibrary:
     def load_results_should_meet_slo(self, load_run: LoadRun, **limits: float) -> None:
         """Every limit holds, e.g. ``ttft_p95_ms=${500}    tpot_p50_ms=${50}    error_rate_max=${0.01}``.
 
-        A limit on a missing value (too few samples for p99, no successful request) fails and says why."""
+        A limit on a missing value (too few samples for p99, no successful request) fails and says why. A miss
+        while a machine-side validity flag is set (``client_bound``, ``machine_busy``, ``rate_shortfall``,
+        ``cache_contaminated``) is not judged: the test is skipped with the flags and their figures."""
         violations = sweep.slo_check(load_run.summary, **limits)  # it converts the values and names bad ones
         if violations:
-            raise AssertionError(f"load run '{load_run.name}' misses its SLO: " + "; ".join(violations))
+            _judge(load_run, f"load run '{load_run.name}' misses its SLO: " + "; ".join(violations))
         logger.info(f"SLO met: {', '.join(f'{k}={v}' for k, v in limits.items())}")
 
     @keyword("Load Results Should Be Valid")
     def load_results_should_be_valid(self, load_run: LoadRun, *allowed: str) -> None:
         """No validity flag is set, except those named in ``allowed`` (e.g. ``oversaturated`` in a stress run).
 
-        ``insufficient_samples`` and ``high_coalescing`` are always allowed: they mark single numbers (a
-        percentile left missing, per-chunk ITL when chunks arrive together), not the run; the log shows them.
+        Whose fault a flag is decides the verdict. The server's correctness (``token_count_mismatch``,
+        ``osl_mismatch``, ``server_restarted``) fails whatever else happened. The machine's or the client's
+        (``client_bound``, ``machine_busy``, ``rate_shortfall``, ``cache_contaminated``) skips the test with the
+        flags and their figures: the run says nothing about the server, neither pass nor fail. The server's
+        performance (``dropped``, ``oversaturated``) fails on a quiet machine and is not judged beside a
+        machine-side flag. ``insufficient_samples`` and ``high_coalescing`` are always allowed: they mark single
+        numbers (a percentile left missing, per-chunk ITL when chunks arrive together), not the run.
         """
         flags = load_run.summary.get("flags") or {}
         unknown = [name for name in allowed if name not in flags]
@@ -249,19 +257,30 @@ class LoadLibrary:
         allowed = (*allowed, *validity.ADVISORY)
         bad = [f"{name} ({flag.get('detail', '')})" for name, flag in flags.items()
                if flag.get("set") and name not in allowed]
-        if bad:
-            raise AssertionError(f"load run '{load_run.name}' is not valid: " + "; ".join(bad))
+        if not bad:
+            return
+        message = f"load run '{load_run.name}' is not valid: " + "; ".join(bad)
+        if validity.set_flags(load_run.summary, validity.SERVER_CORRECTNESS):
+            raise AssertionError(message)
+        _judge(load_run, message)
 
     @keyword("Every Load Request Should Succeed")
     def every_load_request_should_succeed(self, load_run: LoadRun) -> None:
-        """No error, no dropped request, nothing cut at the end, and at least one measured request."""
+        """No error, no dropped request, nothing cut at the end, and at least one measured request.
+
+        Requests that only ran out of time (a ``timeout_*`` class, dropped, cut at the end) while a
+        machine-side validity flag is set are not judged: the test is skipped with the figures."""
         counts = load_run.summary.get("counts", {})
         problems = [f"{k}={counts.get(k)}" for k in ("errored", "dropped", "drain_timed_out") if counts.get(k)]
         if not counts.get("succeeded"):
             problems.append("no request succeeded")
-        if problems:
-            by_class = counts.get("errors_by_class") or {}
-            raise AssertionError(f"load run '{load_run.name}': {', '.join(problems)}; errors by class: {by_class}")
+        if not problems:
+            return
+        by_class = counts.get("errors_by_class") or {}
+        message = f"load run '{load_run.name}': {', '.join(problems)}; errors by class: {by_class}"
+        if counts.get("succeeded") and all(c.startswith("timeout") or c == "dropped" for c in by_class):
+            _judge(load_run, message)
+        raise AssertionError(message)
 
     @keyword("Every Load Request Should Have Had")
     def every_load_request_should_have_had(self, load_run: LoadRun, prompt_tokens: int | None = None,
@@ -352,6 +371,15 @@ class LoadLibrary:
         load_run.comparisons["reference"] = cmp
         logger.info(comparison_table(f"'{load_run.name}' against '{reference.name}'", cmp), html=True)
         return cmp
+
+
+def _judge(load_run: LoadRun, message: str) -> None:
+    """Fails with ``message``, or skips with it when a machine-side validity flag says the machine or the client
+    spoiled the run: then the numbers are not a verdict on the server."""
+    spoiled = validity.set_flags(load_run.summary, validity.MACHINE_SIDE)
+    if spoiled:
+        raise NotJudged(f"not judged, the machine or the client spoiled the run: {'; '.join(spoiled)}. {message}")
+    raise AssertionError(message)
 
 
 def _plan(dataset: Dataset, name: str | None = None, route: str = "/v1/chat/completions", max_tokens: int = 32,

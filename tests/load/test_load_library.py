@@ -19,6 +19,7 @@ from llamatest.load.compare import VERDICTS
 from llamatest.load.history import History
 from llamatest.load.pipeline import Dataset, LoadRun, SweepRun
 from llamatest.load.record import RequestRecord, RunRecord
+from llamatest.machine import NotJudged
 from tests.load.scripted_server import DONE, chat, usage
 from tests.load.test_load_pipeline import STEADY
 
@@ -162,6 +163,31 @@ def test_a_set_flag_fails_unless_allowed(lib, good):
     with pytest.raises(AssertionError, match=r"'good' is not valid: client_bound \(schedule lag p99 42 ms > 10 ms\)"):
         lib.load_results_should_be_valid(bad)
     lib.load_results_should_be_valid(bad, "client_bound")
+
+
+def test_a_machine_side_flag_skips_instead_of_failing(lib, good):
+    busy = changed(good, flags={"machine_busy": {"set": True, "detail": "other processes used 1.62 cores"},
+                                "oversaturated": {"set": True, "detail": "TTFT rose"}})
+    with pytest.raises(NotJudged, match=r"^not judged, the machine or the client spoiled the run: machine_busy "
+                                        r"\(other processes used 1.62 cores\)\. load run 'good' is not valid: "):
+        lib.load_results_should_be_valid(busy)
+    with pytest.raises(NotJudged, match=r"misses its SLO: ttft p50 [0-9.]+ ms > limit 0.001 ms"):
+        lib.load_results_should_meet_slo(busy, ttft_p50_ms=0.001)
+
+
+def test_a_server_side_flag_fails_even_on_a_busy_machine(lib, good):
+    wrong = changed(good, flags={"machine_busy": {"set": True, "detail": "other processes used 1.62 cores"},
+                                 "server_restarted": {"set": True, "detail": "process start time changed"}})
+    with pytest.raises(AssertionError, match="server_restarted") as failure:
+        lib.load_results_should_be_valid(wrong)
+    assert not isinstance(failure.value, NotJudged)
+    slow = changed(good, flags={"oversaturated": {"set": True, "detail": "TTFT rose"}})
+    with pytest.raises(AssertionError, match="oversaturated") as failure:
+        lib.load_results_should_be_valid(slow)
+    assert not isinstance(failure.value, NotJudged)
+    with pytest.raises(AssertionError, match="misses its SLO") as failure:
+        lib.load_results_should_meet_slo(good, ttft_p50_ms=0.001)
+    assert not isinstance(failure.value, NotJudged)
 
 
 def test_unknown_allowed_flag(lib, good):

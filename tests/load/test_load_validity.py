@@ -172,3 +172,13 @@ def test_thresholds_are_validated_and_invalid_reasons_lists_set_flags():
     assert "cpu_pct" in DEFAULT_THRESHOLDS
     s = summarize(run_of(steady(), cpu=[(1.0, 99.0)]), resamples=0)
     assert invalid_reasons(s) == [f"client_bound: {s['flags']['client_bound']['detail']}"]
+
+
+def test_machine_busy_from_the_share_of_other_processes():
+    assert flags(run_of(steady()))["machine_busy"] == {"set": False, "detail": "not measured (a run sharded over "
+                                                       "workers, or an old record)"}
+    quiet = flags(run_of(steady(), meta={"machine": {"other_cores": 0.05, "own_cores": 1.2, "seconds": 9.5}}))
+    assert quiet["machine_busy"]["set"] is False
+    busy = flags(run_of(steady(), meta={"machine": {"other_cores": 1.62, "own_cores": 0.4, "seconds": 9.5}}))
+    assert busy["machine_busy"] == {"set": True, "detail": "other processes used 1.62 cores on average over the "
+                                    "9.5 s run (limit 0.25); this run's own processes (client, servers) 0.40"}

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 
+from llamatest import machine
 from llamatest.concurrency import answers
 from llamatest.concurrency.batch import Batch
 from llamatest.concurrency.timeline import MetricsSample, Timeline
@@ -39,11 +41,21 @@ def _problem(r: StreamResult) -> str | None:
     return None
 
 
+def _ran_out_of_time(r: StreamResult) -> bool:
+    """The request's only problem is a deadline (stream_one's, or the batch's before it was sent)."""
+    return r.error is not None and ("answer within" in r.error or "batch deadline" in r.error)
+
+
 def every_request_succeeded(batch: Batch) -> None:
+    """Every request got a complete answer. Failures that are all deadlines, on a machine that other processes
+    kept busy meanwhile, are not judged (a skip with the figures)."""
     failed = [(i, problem) for i in batch.served() if (problem := _problem(batch.results[i]))]
     if failed:
         first, problem = failed[0]
-        raise AssertionError(f"{len(failed)} of {len(batch)} requests failed; {_name(batch, first)}: {problem}")
+        message = f"{len(failed)} of {len(batch)} requests failed; {_name(batch, first)}: {problem}"
+        if all(_ran_out_of_time(batch.results[i]) for i, _ in failed):
+            raise machine.judge_timing(message, _batch_start(batch))
+        raise AssertionError(message)
 
 
 def no_request_lost_or_duplicated(batch: Batch) -> None:
@@ -266,6 +278,22 @@ def _timeline(batch: Batch) -> Timeline:
     return batch.timeline
 
 
+def _batch_start(batch: Batch) -> float:
+    """The batch's start on the monotonic clock, for `machine.judge_timing` (a check runs just after a batch)."""
+    return time.monotonic() - batch.wall_s - 1.0
+
+
+def _sampler_behind(batch: Batch, what: str) -> machine.NotJudged:
+    """The harness's own failure: the ``/slots`` sampler did not sample often enough to judge the server."""
+    tl = batch.timeline
+    gaps = [b.t_sent - a.t_sent for a, b in itertools.pairwise(tl.slots)] if tl is not None else []
+    widest = f"{max(gaps):.3f} s" if gaps else "n/a"
+    share = machine.monitor().share_since(_batch_start(batch))
+    return machine.NotJudged(f"not judged, the /slots sampler fell behind (the harness's fault, not the "
+                             f"server's): {what}; {len(tl.slots) if tl else 0} samples in {batch.wall_s:.2f} s, "
+                             f"widest gap {widest}; {share.describe()}")
+
+
 def _metrics(tl: Timeline, at_least: int = 1, what: str = "no /metrics sample",
              name: str | None = None) -> list[MetricsSample]:
     """The ``/metrics`` samples (those with ``name``, when given); fails with ``what`` when there are fewer
@@ -295,7 +323,8 @@ def slots_became_idle(idle: bool, tl: Timeline, timeout: float) -> None:
     if not tl.slots:
         raise AssertionError(f"GET /slots never answered: {tl.errors[-1][1] if tl.errors else 'no poll'}")
     if not idle:
-        raise AssertionError(f"{tl.slots[-1].busy_description} still busy after {timeout} s")
+        raise machine.judge_timing(f"{tl.slots[-1].busy_description} still busy after {timeout} s",
+                                   time.monotonic() - timeout)
 
 
 def slots_went_back_to_idle(batch: Batch) -> None:
@@ -305,8 +334,8 @@ def slots_went_back_to_idle(batch: Batch) -> None:
     if tl.idle_after(done) is None:
         last = tl.slots[-1]
         if last.t_sent < done:
-            raise AssertionError(f"no /slots sample after the last request ended: the last one was sent "
-                                 f"{done - last.t_sent:.2f} s before")
+            raise _sampler_behind(batch, f"no /slots sample after the last request ended: the last one was "
+                                         f"sent {done - last.t_sent:.2f} s before")
         raise AssertionError(f"the slots did not go back to idle: {last.busy_description} still busy "
                              f"{last.t - done:.2f} s after the last request ended")
     if tl.metrics and tl.metrics_idle_after(done) is None:
@@ -405,8 +434,8 @@ def served_in_order(batch: Batch) -> None:
     seen = [i for i in batch.served() if i in matched]
     needed = min(len(batch.served()), (tl.n_slots or 0) + 1)
     if len(seen) < needed:
-        raise AssertionError(f"the sampler saw only {len(seen)} of {len(batch.served())} requests on a slot, "
-                             f"fewer than {needed}: {tl.summary()}; make the requests longer")
+        raise _sampler_behind(batch, f"it saw only {len(seen)} of {len(batch.served())} requests on a slot, "
+                                     f"fewer than {needed}: {tl.summary()}; make the requests longer")
     for i, j in itertools.pairwise(seen):
         a, b = matched[i], matched[j]
         # Seen on a slot before the sample that last showed request i not started yet: b surely began first.
@@ -445,14 +474,15 @@ def cancelled_requests_freed_their_slots(batch: Batch, within: float) -> None:
         span = tl.requests[i]
         interval = matched.get(i)
         if interval is None:
-            raise AssertionError(f"the sampler never saw {_name(batch, i)} on a slot before it was abandoned")
+            raise _sampler_behind(batch, f"it never saw {_name(batch, i)} on a slot before it was abandoned")
         hung_up = span.abandoned if span.abandoned is not None else 0.0
         if interval.until == interval.end and interval.end >= last:
             raise AssertionError(f"{_name(batch, i)} kept slot {interval.slot} (task {interval.id_task}): still "
                                  f"busy {last - hung_up:.2f} s after the client hung up")
         if interval.until - hung_up > within:
-            raise AssertionError(f"{_name(batch, i)} kept slot {interval.slot} (task {interval.id_task}) for "
-                                 f"{interval.until - hung_up:.2f} s after the client hung up, more than {within} s")
+            raise machine.judge_timing(f"{_name(batch, i)} kept slot {interval.slot} (task {interval.id_task}) "
+                                       f"for {interval.until - hung_up:.2f} s after the client hung up, more than "
+                                       f"{within} s", _batch_start(batch))
 
 
 def abandoned_requests_left_the_queue(batch: Batch) -> None:

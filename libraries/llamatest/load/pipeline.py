@@ -21,6 +21,7 @@ from typing import Any
 
 import requests
 
+from llamatest import machine
 from llamatest.load import compare as _compare
 from llamatest.load import datasets, metrics, results, sweep
 from llamatest.load.engine import Target, run_load_sync
@@ -106,7 +107,13 @@ class Plan:
 
             run = run_distributed(self.target, profile, spec, workers=self.workers, address=self.ray_address)
         else:
+            before = machine.sample()
             run = run_load_sync(self.target, profile, datasets.body_maker(**spec))
+            share = machine.share_between(before, machine.sample())
+            # Whether other processes took the machine meanwhile (validity's machine_busy); one process only:
+            # Ray workers may run on other machines.
+            run.meta["machine"] = {"other_cores": round(share.cores, 3), "own_cores": round(share.ours, 3),
+                                   "seconds": round(share.seconds, 3)}
         run.meta.update({"dataset": self.dataset.name, "dataset_params": self.dataset.params, **self.request_params})
         return run
 

@@ -20,7 +20,15 @@ from llamatest.load.metrics import intervals_of, request_metrics, token_counts, 
 from llamatest.load.record import RunRecord
 
 # Flags that make a point unusable for capacity claims and sweeps.
-INVALIDATING = ("client_bound", "rate_shortfall", "cache_contaminated", "oversaturated", "server_restarted")
+INVALIDATING = ("client_bound", "machine_busy", "rate_shortfall", "cache_contaminated", "oversaturated",
+                "server_restarted")
+# Whose fault a set flag is. The machine's or the harness's: the numbers say nothing about the server, so a
+# check on them is not judged (skipped with the figures), never passed or failed.
+MACHINE_SIDE = ("client_bound", "machine_busy", "rate_shortfall", "cache_contaminated")
+# The server answered wrongly or restarted: a failure whatever the machine did.
+SERVER_CORRECTNESS = ("token_count_mismatch", "osl_mismatch", "server_restarted")
+# The server could not keep up: its fault on a quiet machine, not judged when a machine-side flag is set too.
+SERVER_PERFORMANCE = ("dropped", "oversaturated")
 # Flags that mark single numbers (a missing percentile, chunk ITL), not the run: shown, never failing it.
 ADVISORY = ("insufficient_samples", "high_coalescing")
 
@@ -28,6 +36,7 @@ DEFAULT_THRESHOLDS: dict[str, Any] = {
     "schedule_lag_p99_ms": 10.0,  # client_bound when the p99 of (dispatched - scheduled) is above
     "loop_lag_p99_ms": 20.0,  # client_bound when the p99 overshoot of the 10 ms sleeper is above
     "cpu_pct": 90.0,  # client_bound when the p90 of client CPU samples is above (percent of one core)
+    "other_cores_max": 0.25,  # machine_busy when other processes used more cores than this on average
     "rate_ratio_min": 0.95,  # rate_shortfall when achieved / offered rate is below
     "dropped_max": 0,  # dropped when more requests than this were dropped
     "cached_fraction_max": 0.0,  # cache_contaminated (cold runs) when cached / prompt tokens is above
@@ -193,6 +202,16 @@ def _client_bound(run: RunRecord, th: dict) -> dict[str, Any]:
     return _flag(bool(reasons), head + "; ".join(parts))
 
 
+def _machine_busy(run: RunRecord, th: dict) -> dict[str, Any]:
+    share = run.meta.get("machine")
+    if not share:
+        return _flag(False, "not measured (a run sharded over workers, or an old record)")
+    cores, seconds, ours = share["other_cores"], share["seconds"], share["own_cores"]
+    return _flag(cores > th["other_cores_max"],
+                 f"other processes used {cores:.2f} cores on average over the {seconds:.1f} s run (limit "
+                 f"{th['other_cores_max']:g}); this run's own processes (client, servers) {ours:.2f}")
+
+
 def _rate_shortfall(summary: dict, th: dict) -> dict[str, Any]:
     """Achieved vs offered rate: the requests the schedule placed in the window (a seeded Poisson schedule may
     hold fewer or more than target x duration; that is the load asked for, not a shortfall of the client)."""
@@ -345,6 +364,7 @@ def validity_flags(run: RunRecord, summary: dict, *, cold: bool = True, threshol
                           in_flight_rise=th["oversaturation_in_flight_rise"], per_request=mets)
     return {
         "client_bound": _client_bound(run, th),
+        "machine_busy": _machine_busy(run, th),
         "rate_shortfall": _rate_shortfall(summary, th),
         "dropped": _flag(dropped > th["dropped_max"],
                          f"{dropped} of {counts.get('attempted', 0)} requests dropped (never sent); they count in "
@@ -357,6 +377,12 @@ def validity_flags(run: RunRecord, summary: dict, *, cold: bool = True, threshol
         "server_restarted": _restarted(summary),
         "high_coalescing": _coalescing(summary, th),
     }
+
+
+def set_flags(summary: dict, names: tuple[str, ...]) -> list[str]:
+    """The flags among ``names`` set in ``summary``, each with its detail."""
+    found = summary.get("flags") or {}
+    return [f"{name} ({found[name]['detail']})" for name in names if found.get(name, {}).get("set")]
 
 
 def invalid_reasons(summary: dict, flags: tuple[str, ...] = INVALIDATING) -> list[str]:

@@ -1,0 +1,82 @@
+"""The machine-load monitor: other processes' share of the CPU, and NotJudged as a Robot skip."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from robot.api import ExecutionResult
+
+from llamatest import machine
+from llamatest.machine import NotJudged, Sample, share_between
+
+
+def test_share_subtracts_the_tree_from_the_machine():
+    share = share_between(Sample(t=10.0, busy=100.0, ours=50.0), Sample(t=12.0, busy=103.0, ours=51.0))
+    assert share.seconds == pytest.approx(2.0)
+    assert share.ours == pytest.approx(0.5)
+    assert share.cores == pytest.approx(1.0)
+    assert share.busy
+    assert "other processes used 1.00 of" in share.describe()
+
+
+def test_share_is_never_negative():
+    # Our tree's counters include reaped children, which the machine counted before: never below 0.
+    share = share_between(Sample(t=0.0, busy=10.0, ours=1.0), Sample(t=1.0, busy=10.2, ours=1.5))
+    assert share.cores == 0.0
+    assert not share.busy
+
+
+def _foreign_hog(seconds: float) -> None:
+    """A busy loop that is not a descendant of this process: the shell exits, init adopts the loop."""
+    code = f"import time; e = time.time() + {seconds}\nwhile time.time() < e: pass"
+    subprocess.run(["sh", "-c", f"'{sys.executable}' -c '{code}' >/dev/null 2>&1 &"], check=True)
+
+
+def test_a_foreign_busy_loop_makes_the_machine_busy():
+    start = time.monotonic()
+    first = machine.sample()
+    _foreign_hog(1.5)
+    time.sleep(1.0)
+    share = share_between(first, machine.sample())
+    assert share.cores > 0.6, share.describe()
+    error = machine.judge_timing("POST /completion: no answer within 1 s", start)
+    assert isinstance(error, NotJudged)
+    assert str(error).startswith("not judged, the machine was busy: other processes used")
+    assert str(error).endswith("POST /completion: no answer within 1 s")
+    time.sleep(0.6)  # let the loop end before the next test
+
+
+def test_our_own_children_are_not_other_processes():
+    first = machine.sample()
+    child = subprocess.Popen([sys.executable, "-c", "import time; e = time.time() + 1\nwhile time.time() < e: pass"])
+    child.wait(timeout=10)
+    share = share_between(first, machine.sample())
+    assert share.ours > 0.6, share.describe()  # the finished child's second of CPU counts as ours
+
+
+def test_not_judged_is_a_robot_skip(tmp_path):
+    (tmp_path / "Spoiled.py").write_text(textwrap.dedent("""
+        from llamatest.machine import NotJudged
+
+        def measure_on_a_busy_machine():
+            raise NotJudged("not judged, the machine was busy: figures")
+    """))
+    (tmp_path / "spoiled.robot").write_text(textwrap.dedent("""
+        *** Settings ***
+        Library    Spoiled.py
+
+        *** Test Cases ***
+        Spoiled Measurement
+            Measure On A Busy Machine
+    """))
+    libraries = str(__import__("pathlib").Path(machine.__file__).parents[1])
+    subprocess.run([sys.executable, "-m", "robot", "--pythonpath", libraries, "--pythonpath", str(tmp_path),
+                    "-d", str(tmp_path), "--output", "output.xml", "--log", "NONE", "--report", "NONE",
+                    str(tmp_path / "spoiled.robot")], capture_output=True, timeout=60)
+    test = ExecutionResult(str(tmp_path / "output.xml")).suite.tests[0]
+    assert test.status == "SKIP"
+    assert test.message == "not judged, the machine was busy: figures"
