@@ -57,3 +57,16 @@ Empty Text Has No Tokens
 Empty Token List Detokenizes To Empty Text
     ${restored} =    Detokenize    ${{ [] }}
     Should Be Equal    ${restored}    ${EMPTY}
+
+Token Id Outside The Vocabulary Is Refused As A Client Error
+    [Documentation]    Contract: RFC 9110 §15.5.1, 400 is for "something that is perceived to be a client error",
+    ...    and §15.6.1, 500 for "an unexpected condition" of the server; an id that is no token of the model is
+    ...    the client's mistake, and the completion routes refuse the same id with 400 `invalid_request_error`
+    ...    "Prompt contains invalid tokens" (see `hostile_input.robot`). This build answers /detokenize with
+    ...    500 `server_error` and the C++ exception text (`vector::_M_range_check: __n (which is 397) >=
+    ...    this->size() (which is 397)`): `tokens_to_str` looks the id up without a check.
+    [Tags]    bug    errors
+    ${meta} =    Model Metadata    tiny
+    ${resp} =    Request Detokenize    ${{ [1, $meta["n_vocab"]] }}    expected_status=any
+    Error Response Should Be    ${resp}    400    invalid_request_error
+    Media Type Should Be    ${resp}    application/json

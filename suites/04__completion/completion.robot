@@ -104,9 +104,11 @@ Prompt One Token Short Of The Slot Context Generates One Token
     Json Field Should Be    ${out}    truncated    ${True}
 
 Zero N Predict Returns Empty Content
-    [Documentation]    `n_predict: 0` asks for no token at all (the reference contract: 200 with empty
-    ...    content). This build still samples one token: `tokens_predicted` is 1 while
-    ...    `generation_settings.n_predict` echoes 0. Same on /v1/completions and chat with `max_tokens: 0`.
+    [Documentation]    Contract: the server's README, `/completion` options, `n_predict`: "When 0, no tokens will
+    ...    be generated but the prompt is evaluated into the cache." This build still samples one token:
+    ...    `tokens_predicted` is 1 while `generation_settings.n_predict` echoes 0 (`process_token` checks the
+    ...    limit only after the first token). Same on /v1/completions and chat with `max_tokens: 0`.
+    ...    Upstream: llama.cpp#4047 (closed as stale).
     [Tags]    bug
     ${out} =    Complete    ${PROMPT}    n_predict=${0}
     Json Field Should Be    ${out}    content    ${EMPTY}

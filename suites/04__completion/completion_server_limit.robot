@@ -53,8 +53,11 @@ Streamed Request Without A Limit Stops At The Server Limit
     Final Chunk Should Report    ${result}    tokens_predicted=${SERVER_LIMIT}    stop_type=limit
 
 Props Report The Server Limit As The Default N Predict
-    [Documentation]    A request without `n_predict` runs with 8 (and echoes 8), but `/props`
-    ...    `default_generation_settings.params.n_predict` still reports -1.
+    [Documentation]    Contract: the server's README, `GET /props`: "`default_generation_settings` - the default
+    ...    generation settings for the `/completion` endpoint, which has the same fields as the
+    ...    `generation_settings` response object from the `/completion` endpoint". A request without
+    ...    `n_predict` runs with 8 (and echoes 8), but `/props` `default_generation_settings.params.n_predict`
+    ...    still reports -1 (`get_res_props` copies only the sampling defaults, not the `--n-predict` limit).
     [Tags]    bug
     ${out} =    Complete    ${PROMPT}
     Json Field Should Be    ${out}    generation_settings.n_predict    ${{ int($SERVER_LIMIT) }}

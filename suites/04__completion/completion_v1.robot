@@ -88,8 +88,11 @@ Several Prompts Give One Choice Each In Prompt Order
     Should Be Equal    ${texts}    ${{ [$first["content"], $second["content"]] }}
 
 Usage Counts The Tokens Of Every Choice
-    [Documentation]    With two choices of `max_tokens` each, `usage.completion_tokens` reports the tokens of one
-    ...    choice only (and `prompt_tokens` one prompt); OpenAI counts every choice.
+    [Documentation]    Contract: the OpenAI API reference, `n`: "you will be charged based on the number of
+    ...    generated tokens across all of the choices", and `usage.completion_tokens` is the "Number of tokens
+    ...    in the generated completion". With two choices of `max_tokens` each, this build reports the tokens of
+    ...    one choice only (and `prompt_tokens` one prompt): `handle_completions_impl` keeps the usage of the
+    ...    first result. Upstream: llama.cpp#27318 (open pull request).
     [Tags]    bug
     ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    n=${2}
     Json Field Should Be    ${out}    usage.completion_tokens    ${{ 2 * $N }}

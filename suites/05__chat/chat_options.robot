@@ -31,8 +31,10 @@ Greedy Choices Equal The Single Answer
     Should Be Equal    ${texts}    ${{ [$single, $single] }}
 
 Usage Counts The Tokens Of Every Choice
-    [Documentation]    OpenAI's `completion_tokens` counts the tokens of all `n` choices. This build reports the
-    ...    tokens of one choice only (5 instead of 10 for two choices of 5 tokens).
+    [Documentation]    Contract: the OpenAI chat completions reference, `n`: "you will be charged based on the
+    ...    number of generated tokens across all of the choices"; `usage.completion_tokens` counts them. This
+    ...    build reports the tokens of one choice only (5 instead of 10 for two choices of 5 tokens).
+    ...    Upstream: llama.cpp#27318 (open pull request).
     [Tags]    bug
     ${resp} =    Chat    ${QUESTION}    max_tokens=${5}    n=${2}
     Json Field Should Be    ${resp}    usage.completion_tokens    ${10}
@@ -100,12 +102,16 @@ Cache Prompt False Reports No Cached Tokens
     Json Field Should Be    ${second}    usage.prompt_tokens_details.cached_tokens    ${0}
 
 Json Schema Response Format Constrains The Answer
-    [Documentation]    With Jinja (the default) and `tiny`, every `response_format` and `json_schema` fails with
+    [Documentation]    Contract: the server's README, `/v1/chat/completions`: "The `response_format` parameter
+    ...    supports both plain JSON output (e.g. `{"type": "json_object"}`) and schema-constrained JSON".
+    ...    With Jinja (the default) and `tiny`, every `response_format` and `json_schema` fails with
     ...    400 `Failed to initialize samplers: std::exception`. The grammar the chat path builds starts with
     ...    the template's generation prompt (`root ::= "<|im_start|>assistant\n" …` in the server log), and the
     ...    grammar sampler cannot be set up with it on `tiny`, whose vocabulary has no special tokens for these
     ...    markers. The same schema works on `/completion`, under `--no-jinja` (see `chat_no_jinja.robot`),
-    ...    and on SmolLM2, where the markers are special tokens.
+    ...    and on SmolLM2, where the markers are special tokens (`common_sampler_init` in common/sampling.cpp
+    ...    rethrows the error as a plain `std::exception`, `throw e;`, which loses its message). Upstream:
+    ...    llama.cpp#29006, llama.cpp#23990, llama.cpp#22396.
     [Tags]    bug
     ${format} =    Json Schema Response Format    ${{ {"type": "string", "enum": ["yes", "no"]} }}
     ${resp} =    Chat    ${QUESTION}    max_tokens=${16}    response_format=${format}

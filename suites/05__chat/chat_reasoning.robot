@@ -57,9 +57,12 @@ Reasoning Format None Leaves The Think Tag In Content
     Dictionary Should Not Contain Key    ${resp.json()}[choices][0][message]    reasoning_content
 
 Reasoning Format Deepseek Legacy Keeps The Think Tag And Fills Reasoning
-    [Documentation]    `--help` of this build: "deepseek-legacy: keeps `<think>` tags in `message.content` while
-    ...    also populating `message.reasoning_content`". The server fills `reasoning_content` but leaves
-    ...    `content` empty, like `deepseek`.
+    [Documentation]    Contract: `--help` of this build, `--reasoning-format` (the same line is in the server's
+    ...    README table): "deepseek-legacy: keeps `<think>` tags in `message.content` while also populating
+    ...    `message.reasoning_content`". The server fills `reasoning_content` but leaves `content` empty, like
+    ...    `deepseek`: server-schema.cpp sets `reasoning_in_content` only for streamed requests (as the enum's
+    ...    comment in common/common.h says: "or leave inline in <think> tags in stream mode"), so code and the
+    ...    written options disagree, and the options are what a user reads.
     [Tags]    bug
     ${continuation} =    Continuation Of The Rendered Prompt
     ${resp} =    Chat    ${QUESTION}    max_tokens=${4}    reasoning_format=deepseek-legacy

@@ -59,8 +59,12 @@ Parallel Tool Calls Give One Call Per City
     Tool Call Ids Should Be Distinct    ${calls}
 
 Parallel Tool Calls Off Allows One Call At Most
-    [Documentation]    With `parallel_tool_calls: false` an answer may call one tool at most. This build returns
-    ...    both calls the model writes for two cities, as with `parallel_tool_calls: true`.
+    [Documentation]    Contract: the server's README, `/v1/chat/completions`: "`parallel_tool_calls` : Whether to
+    ...    enable parallel/multiple tool calls" (the OpenAI reference: "Whether to enable parallel function
+    ...    calling during tool use"), so with `false` an answer calls one tool at most. This build returns both
+    ...    calls the model writes for two cities, as with `parallel_tool_calls: true`: for templates that mark
+    ...    each call, common/chat-auto-parser-generator.cpp wraps the call parser in `one_or_more` whatever the
+    ...    flag.
     [Tags]    bug
     ${resp} =    Ask For The Weather    Paris    Berlin    parallel_tool_calls=${False}
     ${calls} =    Tool Calls Of    ${resp}

@@ -80,8 +80,10 @@ Stop Sequence Ends The Text Before It
     Json Field Should Be    ${resp}    stop_sequence    ${stop}
 
 Stop Sequence Match Reports Stop Reason Stop Sequence
-    [Documentation]    Anthropic's `stop_reason` is `stop_sequence` when one of `stop_sequences` ended the message;
-    ...    this build says `end_turn` (while filling `stop_sequence` correctly).
+    [Documentation]    Contract: the Anthropic Messages API reference, `stop_reason`: `"stop_sequence"`: "one of
+    ...    your provided custom `stop_sequences` was generated" (`end_turn` is "the model reached a natural
+    ...    stopping point"). This build says `end_turn` (while filling `stop_sequence` correctly):
+    ...    `to_json_anthropic` in server-task.cpp maps a stop word to `end_turn`.
     [Tags]    bug
     ${free} =    Anthropic Message    ${QUESTION}    max_tokens=${8}
     ${free_text} =    Get Json Field    ${free}    content.0.text
@@ -114,8 +116,12 @@ Message Start And Delta Frame The Streamed Message
     Json Field Should Be    ${message_delta}    usage.output_tokens    ${4}
 
 Missing Messages Are Rejected As A Client Error
-    [Documentation]    A request without `messages` is the client's fault (400, as on /v1/chat/completions); both
-    ...    Anthropic routes answer 500 `server_error` with the message `'messages' is required`.
+    [Documentation]    Contract: the Anthropic API reference lists `messages` as required, and its errors page
+    ...    gives 400 `invalid_request_error` for "an issue with the format or content of your request"; RFC
+    ...    9110 §15.5.1 (400: "something that is perceived to be a client error") against §15.6.1 (500: "an
+    ...    unexpected condition"). The OpenAI route answers 400 for the same mistake. Both Anthropic routes
+    ...    answer 500 `server_error` with the message `'messages' is required` (server-chat.cpp throws a
+    ...    `runtime_error` where the OpenAI path throws `invalid_argument`).
     [Tags]    bug    errors
     [Template]    Anthropic Request Should Fail With
     /v1/messages    ${{ {"max_tokens": 1} }}

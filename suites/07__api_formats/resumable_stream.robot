@@ -69,8 +69,11 @@ Unknown Stream Cannot Be Replayed
     Media Type Should Be    ${replay}    application/json
 
 Unknown Stream Is Reported As Not Found Or Expired
-    [Documentation]    The /v1/stream handler answers 404 `Stream not found or expired`, but the server's generic
-    ...    404 handler replaces that body with `File Not Found`, as for an unknown path.
+    [Documentation]    Contract: RFC 9110 §15.5: with a 4xx "the server SHOULD send a representation containing
+    ...    an explanation of the error situation". The /v1/stream handler (server-stream.cpp) answers 404
+    ...    `Stream not found or expired`, but the server's generic 404 handler (`set_error_handler` in
+    ...    server-http.cpp) replaces every 404 body with `File Not Found`, as for an unknown path, so the
+    ...    explanation is of another situation.
     [Tags]    bug    errors
     ${replay} =    Replay Stream    never-streamed    expected_status=any
     Error Response Should Be    ${replay}    404    not_found_error    message=Stream not found or expired
@@ -95,8 +98,11 @@ Non Streamed Answer Is Not Kept
     Error Response Should Be    ${replay}    404    not_found_error
 
 Malformed Lookup Body Gets A Complete Error Object
-    [Documentation]    Every llama-server error carries `code`; the lookup route answers a body that is not JSON
-    ...    with `{"error": {"message": "invalid body: …", "type": "invalid_request_error"}}`, without `code`.
+    [Documentation]    Contract: the server's README, "API errors": "`llama-server` returns errors in the same
+    ...    format as OAI", with the example `{"error": {"code": 401, "message": …, "type": …}}`; every other
+    ...    error of the server carries `code`. The lookup route answers a body that is not JSON with
+    ...    `{"error": {"message": "invalid body: …", "type": "invalid_request_error"}}`, without `code`
+    ...    (built by hand in server-stream.cpp instead of `format_error_response`).
     [Tags]    bug    errors
     ${resp} =    POST On Session    suite    /v1/streams/lookup    data={    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error    message_contains=invalid body

@@ -86,8 +86,10 @@ Top N Larger Than The Documents Returns Them All
     Should Be Equal    ${top}    ${all}
 
 Negative Top N Is Rejected
-    [Documentation]    A negative count of results is a client error. This build answers 500 `server_error` with
-    ...    the C++ exception text `vector::_M_default_append` instead.
+    [Documentation]    Contract: RFC 9110 §15.5.1, 400 is for "something that is perceived to be a client error",
+    ...    and §15.6.1, 500 for "an unexpected condition" of the server; a negative count of results is the
+    ...    client's mistake. This build answers 500 `server_error` with the C++ exception text
+    ...    `vector::_M_default_append` instead (`format_response_rerank` in server-common.cpp resizes with it).
     [Tags]    bug
     ${resp} =    Rerank    ${QUERY}    ${DOCUMENTS}    top_n=${-1}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error

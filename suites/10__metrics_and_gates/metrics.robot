@@ -105,9 +105,12 @@ Idle Server Has No Request Processing Or Deferred
     Should Be Equal As Numbers    ${deferred}    0
 
 Process Start Time Header Is A Unix Time
-    [Documentation]    `Process-Start-Time-Unix` should be the server's start as Unix seconds, between the
-    ...    moment the suite started it and now. This build sends its monotonic clock in microseconds
-    ...    (`ggml_time_us()`: time since boot, e.g. 1378376081 on a machine up for 23 minutes).
+    [Documentation]    Contract: the header's own name, and Unix time as the POSIX specification defines it
+    ...    (IEEE Std 1003.1, Base Definitions, "Seconds Since the Epoch"); Prometheus, whose format /metrics
+    ...    serves, names the same value `process_start_time_seconds`, "Start time of the process since unix
+    ...    epoch in seconds". So the value lies between the moment the suite started the server and now. This
+    ...    build sends a monotonic clock in microseconds (`server_metrics::init` in server-common.h stores
+    ...    `ggml_time_us()`, e.g. 1378376081 on a machine up for 23 minutes).
     [Tags]    bug
     ${resp} =    GET On Session    suite    /metrics    expected_status=200
     ${now} =    Get Time    epoch

@@ -66,3 +66,16 @@ Saving Twice To One File Keeps The Second Save
     ${saved} =    Save Slot    1    twice.bin
     Json Field Should Be    ${saved}    n_saved    ${longer}[tokens_cached]
     Saved File Size Should Be    twice.bin    ${saved}[n_written]
+
+Slot Id Past The Slot Count Wraps Around
+    [Documentation]    Deliberate: `get_slot_by_id` (tools/server/server-context.cpp) takes the id modulo the slot
+    ...    count, "allow id_slot to be out of bounds (wrap around)", so that a client can spread tasks without
+    ...    knowing how many slots there are (PR llama.cpp#19207). On two slots, id 3 is slot 1: the save holds
+    ...    slot 1's tokens, not slot 0's. The answer echoes the id as sent.
+    ${wanted} =    Complete    a slot reached past the slot count    n_predict=${8}    id_slot=${1}
+    ${other} =    Complete    x    n_predict=${2}    id_slot=${0}
+    Should Not Be Equal    ${other}[tokens_cached]    ${wanted}[tokens_cached]
+    ${saved} =    Save Slot    3    wrapped.bin
+    Json Field Should Be    ${saved}    id_slot    ${3}
+    Json Field Should Be    ${saved}    n_saved    ${wanted}[tokens_cached]
+    Saved File Size Should Be    wrapped.bin    ${saved}[n_written]

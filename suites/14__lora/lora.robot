@@ -145,18 +145,23 @@ Explicit Request Scales Never Reuse A Prompt Cached Under Others
     Json Field Should Be    ${cached}    timings.cache_n    ${0}
 
 Empty Lora List In A Request Disables Every Adapter
-    [Documentation]    Adapters a request does not list run at scale 0, so `"lora": []` runs none. This build
-    ...    treats an empty list like an absent field and applies the global scales.
+    [Documentation]    Contract: the server's README, `/completion` option `lora`: "If a LoRA adapter is not
+    ...    specified in the list, its scale will default to `0.0`", so `"lora": []` runs none. This build
+    ...    treats an empty list like an absent field (server-context.cpp tests `lora.empty()`) and applies the
+    ...    global scales. Upstream: llama.cpp#28674, PR llama.cpp#28707.
     [Tags]    bug
     ${text} =    Completion Text    ${PROMPT}    ${N}    lora=${{ [] }}
     ${base} =    Completion Text    ${PROMPT}    ${N}    server=base
     Should Be Equal    ${text}    ${base}
 
 Request On The Global Scales Does Not Reuse A Prompt Cached Under Others
-    [Documentation]    A prompt cached while other adapter scales were in effect must be computed again. This
-    ...    build reuses it when the request has no `lora` field: after a request with every adapter off, a
-    ...    request on the global scales reports `timings.cache_n` 2 and answers a text that neither the
-    ...    adapters nor the base model give.
+    [Documentation]    Contract: the server's README, `/lora-adapters`: the global scales apply to a request
+    ...    unless "overwritten by the `lora` field for each request", and `lora` is "A list of LoRA adapters to
+    ...    be applied to this specific request"; so a request without `lora` must be computed on the global
+    ...    scales, and a prompt cached under other scales must be computed again. This build reuses it: after a
+    ...    request with every adapter off, a request on the global scales reports `timings.cache_n` 2 and
+    ...    answers a text that neither the adapters nor the base model give (`launch_slot_with_task` sets the
+    ...    scales without clearing the cache). Related: llama.cpp#26207 (the same with two per-request lists).
     [Tags]    bug
     ${fresh} =    Completion Text    ${PROMPT}    ${N}
     ${off} =    Lora Scales    0=0    1=0
@@ -165,10 +170,13 @@ Request On The Global Scales Does Not Reuse A Prompt Cached Under Others
     Json Field Should Be    ${cached}    content    ${fresh}
 
 New Global Scales Do Not Reuse A Prompt Cached Under The Old Ones
-    [Documentation]    After POST /lora-adapters, a prompt cached under the old scales must be computed again.
-    ...    This build reuses it: with every adapter set to 0 after a request on the start scales (which leaves
-    ...    its prompt in the slot, even with `cache_prompt: false`), the next request reports
-    ...    `timings.cache_n` 2 and answers neither like the base model nor like the adapters.
+    [Documentation]    Contract: the server's README, `POST /lora-adapters`: "This sets the global scale for LoRA
+    ...    adapters" and "To disable an adapter, either remove it from the list below, or set scale to 0"; so
+    ...    with every adapter at 0 a request answers like the base model, and a prompt cached under the old
+    ...    scales must be computed again. This build reuses it: with every adapter set to 0 after a request on
+    ...    the start scales (which leaves its prompt in the slot, even with `cache_prompt: false`), the next
+    ...    request reports `timings.cache_n` 2 and answers neither like the base model nor like the adapters
+    ...    (`SET_LORA` never invalidates a cache). Related: llama.cpp#26207.
     [Tags]    bug
     Completion Text    ${PROMPT}    ${N}
     Set Lora Scales    0=0    1=0

@@ -36,14 +36,17 @@ Posted Scale Applies The Adapter To Later Requests
     Should Not Be Equal    ${global}    ${base}
 
 Adapter Starts At Scale Zero
-    [Documentation]    The flag loads adapters "without applying them": /lora-adapters lists them at scale 0.
-    ...    This build ignores the flag: the adapter is listed at scale 1.
+    [Documentation]    Contract: `--help`, `--lora-init-without-apply`: "load LoRA adapters without applying them
+    ...    (apply later via POST /lora-adapters)", and the server's README, `GET /lora-adapters`: "To
+    ...    initialize all adapters scale to 0, add `--lora-init-without-apply`". This build ignores the flag:
+    ...    the adapter is listed at scale 1 (common.cpp skips only the initial apply). Upstream: llama.cpp#28674.
     [Tags]    bug
     Lora Scales Should Be    0=0.0
 
 Requests Without A Lora Field Answer Like The Base Model
-    [Documentation]    Until a scale is set, the adapter must not change any answer. This build applies it at
-    ...    scale 1: a request without a `lora` field answers like one with `"lora": [{"id": 0, "scale": 1}]`.
+    [Documentation]    Contract: as above, `--help`: "load LoRA adapters without applying them"; until a scale
+    ...    is set, the adapter must not change any answer. This build applies it at scale 1: a request without
+    ...    a `lora` field answers like one with `"lora": [{"id": 0, "scale": 1}]`. Upstream: llama.cpp#28674.
     [Tags]    bug
     ${off} =    Lora Scales    0=0
     ${text} =    Completion Text    ${PROMPT}    ${N}

@@ -85,9 +85,11 @@ Metrics Count The Drafted And Accepted Tokens Of A Request
     ...    ${out}[timings][draft_n_accepted]
 
 Props Default Settings Name The Draft Type
-    [Documentation]    `/props` `default_generation_settings` are the settings of a request that sets none. This
+    [Documentation]    Contract: the server's README, `GET /props`: "`default_generation_settings` - the default
+    ...    generation settings for the `/completion` endpoint, which has the same fields as the
+    ...    `generation_settings` response object"; they are the settings of a request that sets none. This
     ...    build shows `"speculative.types": "none"` there, while such a request runs (and reports) the
-    ...    server's `none,draft-simple`.
+    ...    server's `none,draft-simple` (`get_res_props` copies only the sampling defaults, as for `n_predict`).
     [Tags]    bug
     ${props} =    GET On Session    suite    /props    expected_status=200
     ${params} =    Get Json Field    ${props}    default_generation_settings.params

@@ -129,9 +129,11 @@ Model Events Report A Load Until The Model Is Loaded
     [Teardown]    Close Model Events    ${stream}
 
 Loading An Unknown Model Is Rejected
-    [Documentation]    The load route answers 404 `not_found_error` "model is not found" for a name the router
-    ...    does not know. This build replaces the message with the generic "File Not Found" of an unknown
-    ...    route, so a client cannot tell a wrong model name from a wrong path.
+    [Documentation]    Contract: RFC 9110 §15.5: with a 4xx "the server SHOULD send a representation containing
+    ...    an explanation of the error situation". The load route (server-models.cpp) answers 404
+    ...    `not_found_error` "model is not found" for a name the router does not know. This build replaces the
+    ...    message with the generic "File Not Found" of an unknown route (`set_error_handler` in server-http.cpp
+    ...    rewrites every 404 body), so a client cannot tell a wrong model name from a wrong path.
     [Tags]    bug
     ${resp} =    Load Model    nope    expected_status=any
     Error Response Should Be    ${resp}    404    not_found_error    message=model is not found

@@ -31,11 +31,14 @@ Preflight On An Unknown Path Is Answered Too
     Allowed Origin Should Be    ${resp}    ${ORIGIN}
 
 Preflight For An Authorization Header Lists It Explicitly
-    [Documentation]    A browser sends `Access-Control-Request-Headers: authorization` before a request with a
-    ...    key. The Fetch standard never lets the wildcard `*` cover `Authorization`, and with credentials
-    ...    `*` is not a wildcard at all, so the answer must name the header. This build answers
-    ...    `Access-Control-Allow-Headers: *` by default, so a browser page cannot send a key across origins
-    ...    unless the server runs with `--cors-headers Authorization,…`.
+    [Documentation]    Contract: the Fetch standard, CORS-preflight fetch: `Authorization` is a "CORS
+    ...    non-wildcard request-header name", which `*` in `Access-Control-Allow-Headers` never covers, and for a
+    ...    request with credentials `*` is no wildcard at all; the server's README says "By default the server
+    ...    reflects any `Origin` header back with credentials allowed". A browser sends
+    ...    `Access-Control-Request-Headers: authorization` before a request with a key, so the answer must name
+    ...    the header. This build answers `Access-Control-Allow-Headers: *` by default (`--help`: "(default:
+    ...    *)"), so a browser page cannot send a key across origins unless the server runs with
+    ...    `--cors-headers Authorization,…`.
     [Tags]    bug
     ${resp} =    Preflight From    ${ORIGIN}    request_headers=authorization, content-type
     Header Should Contain Token    ${resp}    Access-Control-Allow-Headers    authorization
@@ -54,9 +57,13 @@ Refused Request Carries The Echoed Origin
     Allowed Origin Should Be    ${resp}    ${ORIGIN}
 
 Credentialed Answer Allows Credentials Like Its Preflight
-    [Documentation]    The preflight says `Access-Control-Allow-Credentials: true`, but the answer to the real
-    ...    request leaves the header out, so a browser `fetch` with `credentials: "include"` cannot read it
-    ...    (the Fetch standard checks the header on the real response too).
+    [Documentation]    Contract: `--help`, `--cors-credentials`: "if this is enabled and --cors-origins is set to
+    ...    * (default), the Origin header will be echoed back, and credentials will always be allowed", and the
+    ...    Fetch standard's CORS check, run on the real response too: with credentials mode "include" it
+    ...    succeeds only if `Access-Control-Allow-Credentials` is `true`. The preflight says
+    ...    `Access-Control-Allow-Credentials: true`, but the answer to the real request leaves the header out
+    ...    (the pre-routing handler of server-http.cpp sets it for preflights only), so a browser `fetch` with
+    ...    `credentials: "include"` cannot read it. Upstream: llama.cpp#4511.
     [Tags]    bug
     ${resp} =    Post From Origin    ${ORIGIN}    /completion    ${PROMPT}    session=keyed
     Header Should Be    ${resp}    Access-Control-Allow-Credentials    true

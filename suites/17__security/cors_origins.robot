@@ -17,14 +17,20 @@ ${LOCAL}            http://localhost:3000
 
 *** Test Cases ***
 Listed Origin Is Echoed Alone
-    [Documentation]    With `--cors-origins https://a.example,https://b.example` this build sends the whole
-    ...    comma-separated list as `Access-Control-Allow-Origin`, a value browsers reject for every origin.
+    [Documentation]    Contract: `--help`, `--cors-origins ORIGINS`: "comma-separated list of allowed origins for
+    ...    CORS", and the Fetch standard, HTTP responses: `Access-Control-Allow-Origin` is one origin, `null` or
+    ...    `*` (`origin-or-null / wildcard`), never a list. With `--cors-origins
+    ...    https://a.example,https://b.example` this build sends the whole comma-separated list as
+    ...    `Access-Control-Allow-Origin` (the pre-routing handler of server-http.cpp copies the flag verbatim),
+    ...    a value browsers reject for every origin. Upstream: llama.cpp#26988, PR llama.cpp#27294 (closed).
     [Tags]    bug
     ${resp} =    Preflight From    ${LISTED}
     Allowed Origin Should Be    ${resp}    ${LISTED}
 
 Unlisted Origin Gets No Allowed Origin
-    [Documentation]    Same defect as above: an origin that is not listed still gets the list.
+    [Documentation]    Contract: as above, `--help`: "comma-separated list of allowed origins for CORS"; an
+    ...    origin that is not listed is not allowed, so the answer names no allowed origin. Same defect as
+    ...    above: an origin that is not listed still gets the list. Upstream: llama.cpp#26988.
     [Tags]    bug
     ${resp} =    Preflight From    ${UNLISTED}
     Header Should Be Absent    ${resp}    Access-Control-Allow-Origin

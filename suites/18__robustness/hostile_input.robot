@@ -106,17 +106,24 @@ Eight Megabyte Body Is Accepted
     /completion    ${EIGHT_MEGABYTES}    ${JSON}    200    tokens_predicted    ${1}
 Escaped Nul In The Prompt Is Accepted               /completion        {"prompt": "a\\u0000b", "n_predict": 1}                                   ${JSON}                              200       tokens_predicted                 ${1}
 N Predict Beyond 32 Bits Is Refused
-    [Documentation]    2**32 is outside `n_predict`'s range like 2**31 is. This build keeps its low 32 bits (0) and
-    ...    answers 200 with one generated token; -10**18 likewise becomes 1486618624 and runs to the end of the context.
+    [Documentation]    Contract: the server's README, `n_predict`: "Set the maximum number of tokens to predict"; 2**32 asks for at most
+    ...    4294967296 tokens, which is outside the range the server declares for the field ("Value must be between -1 <= value <=
+    ...    2147483647"), like 2**31 and 2**64, which it refuses. This build keeps its low 32 bits (0) and answers 200 with one
+    ...    generated token; -10**18 likewise becomes 1486618624 and runs to the end of the context (`field_num::eval` in
+    ...    server-schema.cpp narrows to int32 before the range check).
     [Tags]    bug
     /completion    {"prompt": "x", "n_predict": 4294967296}    ${JSON}    400    invalid_request_error    ${N_PREDICT_RANGE}
 Out Of Range N Predict Is Reported As Sent
-    [Documentation]    The range error should name the value sent. This build names its low 32 bits: "but got -2147483648"
-    ...    for 2147483648 (and for 2**64).
+    [Documentation]    Contract: RFC 9110 §15.5: with a 4xx "the server SHOULD send a representation containing an explanation of the
+    ...    error situation"; a range error that misstates the value sent explains another request. This build names the value's
+    ...    low 32 bits: "but got -2147483648" for 2147483648 (and for 2**64), from the same int32 narrowing in server-schema.cpp.
     [Tags]    bug
     /completion    {"prompt": "x", "n_predict": 2147483648}    ${JSON}    400    invalid_request_error    ${N_PREDICT_RANGE} 2147483648
 Token Id Beyond 32 Bits Is Refused
-    [Documentation]    4294967301 is no token of a 397-token vocabulary. This build keeps its low 32 bits, evaluates
-    ...    token 5 and answers 200.
+    [Documentation]    Contract: the server's README, `prompt`: "an array of strings or numbers representing tokens";
+    ...    4294967301 is no token of a 397-token vocabulary, and the server refuses ids outside it with 400 "Prompt contains invalid
+    ...    tokens" (see the rows above), as RFC 9110 §15.5.1 wants for "something that is perceived to be a client error". This build
+    ...    keeps its low 32 bits, evaluates token 5 and answers 200 (`tokenize_input_subprompt` in server-common.cpp narrows with
+    ...    `get<llama_tokens>()`).
     [Tags]    bug
     /completion    {"prompt": [1, 4294967301], "n_predict": 1}    ${JSON}    400    invalid_request_error    Prompt contains invalid tokens

@@ -38,10 +38,12 @@ Token Texts Of Valid Characters Match Their Bytes In A Stream
     Token Texts Should Match Their Bytes    ${events}    only_valid_utf8=${True}
 
 Token Texts Of Invalid Bytes Are Replacement Characters
-    [Documentation]    A byte that can never start a UTF-8 character (0xF5 to 0xFF) is invalid at once, so its
-    ...    token text should be U+FFFD, as it is for other invalid bytes. This build treats 0xF5 to 0xF7 as
-    ...    the first byte of an unfinished 4-byte character and reports an empty token text (here for the
-    ...    byte token 0xF7).
+    [Documentation]    Contract: RFC 3629, §1: "The octet values C0, C1, F5 to FF never appear", and §4: a 4-byte
+    ...    character starts with F0 to F4 only. So 0xF7 is no unfinished character: it is invalid at once, and
+    ...    its token text should be U+FFFD, as the server gives for other invalid bytes. This build treats 0xF5
+    ...    to 0xF7 (and 0xC0, 0xC1) as the first byte of an unfinished character (`validate_utf8` in
+    ...    server-common.cpp tests `(c & 0xF8) == 0xF0`) and reports an empty token text (here for the byte
+    ...    token 0xF7).
     [Tags]    bug
     ${out} =    Complete    ${PROMPT}    n_predict=${48}    n_probs=${3}
     Token Texts Should Match Their Bytes    ${out}

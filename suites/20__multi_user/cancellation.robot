@@ -15,10 +15,14 @@ ${SECOND}           a user who stays to the end
 ${ENDLESS}          ${100000}
 ${CHUNKS}           ${200}
 ${FREED_WITHIN}     ${3}
+${QUIET_POLL}       ${1.5}
+${BUSY_POLL}        ${0.05}
 @{FIRST_ONLY}       ${0}
 @{THIRD_ONLY}       ${2}
 @{ONE_ENDLESS}      ${ENDLESS}    ${300}
 @{TWO_ENDLESS}      ${ENDLESS}    ${ENDLESS}    ${8}
+&{ABANDONED_ALONE}  stream=${False}    n_predict=${ENDLESS}    cancel=${FIRST_ONLY}    cancel_when=busy
+...                 server=abandoned    timeout=${20}
 
 
 *** Test Cases ***
@@ -37,20 +41,28 @@ The Other User Keeps Streaming When One Hangs Up
     Slots Should Have Gone Back To Idle    ${batch}
 
 A Request Abandoned Without Streaming Frees Its Slot
-    [Documentation]    The server should notice within its polling interval that the client of a non-streamed
-    ...    request left, and free the slot. This build never does while tokens are being generated: the slot
-    ...    keeps generating to `n_predict` (here forever, so the test uses a server of its own).
+    [Documentation]    Contract: server-queue.h: "should_stop function will be called each polling_interval_seconds"
+    ...    (1 s); llama.cpp#24496, llama.cpp#13262 (closed). This build runs `should_stop` only when a 1 s wait in
+    ...    `recv_with_timeout` (server-queue.cpp) times out, and restarts that wait whenever any request gets a
+    ...    result (every result wakes every waiter): other traffic, not the generation, starves the check. The
+    ...    same endless non-streamed request is abandoned twice: with `/slots` polled every 1.5 s its slot is
+    ...    freed; polled every 50 ms (as by a monitor or another user's stream) it keeps generating forever
+    ...    (hence a server of its own).
     [Tags]    bug
     [Setup]    Start Preset Server    tiny-2-slots-context-shift    alias=abandoned
-    ${batch} =    Send Concurrent Completions    ${FIRST}    stream=${False}    n_predict=${ENDLESS}
-    ...    cancel=${FIRST_ONLY}    cancel_when=busy    server=abandoned    timeout=${20}
-    Cancelled Requests Should Have Freed Their Slots    ${batch}    within=${FREED_WITHIN}
+    ${quiet} =    Send Concurrent Completions    ${FIRST}    interval=${QUIET_POLL}    &{ABANDONED_ALONE}
+    Cancelled Requests Should Have Freed Their Slots    ${quiet}    within=${FREED_WITHIN}
+    ${busy} =    Send Concurrent Completions    ${FIRST}    interval=${BUSY_POLL}    &{ABANDONED_ALONE}
+    Cancelled Requests Should Have Freed Their Slots    ${busy}    within=${FREED_WITHIN}
     [Teardown]    Stop Llama Server    abandoned
 
 A Queued Request Abandoned By Its Client Leaves The Queue
-    [Documentation]    Two endless streams hold both slots; a third request waits in the queue, and its client
-    ...    hangs up. The server should drop it (`requests_deferred` back to 0). This build keeps it queued until
-    ...    a slot frees, then starts it and cancels it at once. The batch deadline (5 s) ends the two streams.
+    [Documentation]    Contract: as above, server-queue.h: "should_stop function will be called each
+    ...    polling_interval_seconds". Two endless streams hold both slots; a third request waits in the queue,
+    ...    and its client hangs up. The server should drop it (`requests_deferred` back to 0). This build keeps
+    ...    it queued until a slot frees, then starts it and cancels it at once: the two streams get a result per
+    ...    token, so the queued request's 1 s wait in `recv_with_timeout` never times out (see above). The batch
+    ...    deadline (5 s) ends the two streams. Upstream: llama.cpp#13262 (closed).
     [Tags]    bug
     ${batch} =    Send Concurrent Completions    ${FIRST}    ${SECOND}    a third user    n_predicts=${TWO_ENDLESS}
     ...    metrics=${True}    dispatch=in_order    cancel=${THIRD_ONLY}    cancel_when=deferred    timeout=${5}

@@ -80,11 +80,3 @@ Deferred Users Are Served In Arrival Order
     Every Request Should Succeed    ${batch}
     Requests Should Have Been Deferred    ${batch}
     Requests Should Have Been Served In Order    ${batch}
-
-Every Chunk Names The Slot That Serves It
-    [Documentation]    Native stream chunks carry `id_slot`. This build sends `id_slot: -1` in every partial chunk;
-    ...    only the final chunk names the slot, so a client cannot tell which slot serves a stream until it ends.
-    [Tags]    bug
-    ${batch} =    Send Concurrent Completions    ${FIRST}    ${SECOND}    n_predict=${8}    watch=${False}
-    Every Request Should Succeed    ${batch}
-    Every Chunk Should Name The Serving Slot    ${batch}

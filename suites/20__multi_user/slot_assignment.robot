@@ -50,11 +50,11 @@ A Busy Requested Slot Defers The Request
     Json Field Should Be    ${batch.results[1].json_body}    id_slot    ${0}
 
 A Request Waiting For A Busy Slot Leaves The Running Request Alone
-    [Documentation]    A deferred request must not touch the slot it waits for. The first three requests put
-    ...    `CACHED` in the prompt cache (`--cache-ram`, on by default). This build fails: for a request naming a
-    ...    busy slot, `get_available_slot` (tools/server/server-context.cpp) still updates the prompt cache on
-    ...    that slot and loads the cached prompt into its KV cache while its request generates; the running
-    ...    text changes from there on. With an uncached waiting prompt it stays as alone (tried by hand).
+    [Documentation]    Contract: README `/completion`: "Given a `prompt`, it returns the predicted completion", so a
+    ...    deferred request (`id_slot` of a busy slot) must not touch the running one. The first three requests put
+    ...    `CACHED` in the prompt cache (`--cache-ram`, on by default). This build's `get_available_slot` (path from
+    ...    PR llama.cpp#24755) still loads the cached prompt into the busy slot's KV cache while its request
+    ...    generates; the running text changes from there on (with an uncached waiting prompt it does not).
     [Tags]    bug
     ${alone} =    Complete    ${GENERATING}    n_predict=${LONG}    id_slot=${1}
     Complete    ${CACHED}    n_predict=${4}    id_slot=${0}
