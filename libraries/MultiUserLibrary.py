@@ -234,14 +234,6 @@ class MultiUserLibrary:
         """
         checks.every_chunk_carried_one_choice(_batch(batch))
 
-    @keyword("Every Chunk Should Name The Serving Slot")
-    def every_chunk_should_name_the_serving_slot(self, batch: Batch) -> None:
-        """Native streams: every chunk's ``id_slot`` is the slot its final chunk names.
-
-        A partial chunk with ``id_slot: -1`` (no slot) fails; the failure names the request and the event.
-        """
-        checks.every_chunk_named_the_slot(_batch(batch))
-
     # ---- texts and vectors ---------------------------------------------------------------------------------
 
     @keyword("Request Texts")

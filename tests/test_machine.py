@@ -80,3 +80,35 @@ def test_not_judged_is_a_robot_skip(tmp_path):
     test = ExecutionResult(str(tmp_path / "output.xml")).suite.tests[0]
     assert test.status == "SKIP"
     assert test.message == "not judged, the machine was busy: figures"
+
+
+TIMED_OUT = """
+*** Test Cases ***
+Slow Answer
+    [Timeout]    0.2 seconds
+    Sleep    1.5
+"""
+
+
+def _run_timed_out_suite(tmp_path, **env) -> object:
+    (tmp_path / "slow.robot").write_text(TIMED_OUT)
+    libraries = str(__import__("pathlib").Path(machine.__file__).parents[1])
+    subprocess.run([sys.executable, "-m", "robot", "--pythonpath", libraries, "--listener", "TimingVerdictListener",
+                    "-d", str(tmp_path), "--log", "NONE", "--report", "NONE", str(tmp_path / "slow.robot")],
+                   capture_output=True, timeout=60, env={**__import__("os").environ, **env})
+    return ExecutionResult(str(tmp_path / "output.xml")).suite.tests[0]
+
+
+def test_a_timeout_on_a_busy_machine_is_not_judged(tmp_path):
+    _foreign_hog(2.0)
+    test = _run_timed_out_suite(tmp_path)
+    assert test.status == "SKIP", test.message
+    assert test.message.startswith("not judged, the machine was busy: other processes used ")
+    assert test.message.endswith("Test timeout 200 milliseconds exceeded.")
+    time.sleep(0.5)
+
+
+def test_a_timeout_stays_a_failure_below_the_busy_threshold(tmp_path):
+    test = _run_timed_out_suite(tmp_path, LLAMATEST_BUSY_CORES="64")  # no machine is that busy
+    assert test.status == "FAIL"
+    assert test.message == "Test timeout 200 milliseconds exceeded."

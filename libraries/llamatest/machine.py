@@ -25,7 +25,10 @@ from dataclasses import dataclass
 
 import psutil
 
-BUSY_CORES = 0.25  # average cores used by others above which the machine, not the server, is to blame
+from llamatest.settings import ENV_BUSY_CORES, busy_cores
+
+# Average cores used by others above which the machine, not the server, is to blame ($LLAMATEST_BUSY_CORES).
+BUSY_CORES = busy_cores()
 INTERVAL_S = 1.0
 HISTORY = 3600  # samples kept (an hour at one a second)
 MAX_FACTOR = 8.0
@@ -64,7 +67,7 @@ class Share:
     def describe(self) -> str:
         return (f"other processes used {self.cores:.2f} of {os.cpu_count()} cores on average over "
                 f"{self.seconds:.1f} s (this run used {self.ours:.2f}; more than {BUSY_CORES:g} means the machine "
-                f"was busy)")
+                f"was busy, {ENV_BUSY_CORES} sets it)")
 
 
 def _busy_seconds() -> float:

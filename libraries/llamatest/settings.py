@@ -19,6 +19,7 @@ ENV_SERVER_URL = "LLAMA_SERVER_URL"
 ENV_CACHE = "LLAMATEST_CACHE"
 ENV_PID_DIR = "LLAMATEST_PID_DIR"
 ENV_LOAD_HISTORY = "LLAMATEST_LOAD_HISTORY"
+ENV_BUSY_CORES = "LLAMATEST_BUSY_CORES"
 
 
 def cache_dir() -> Path:
@@ -34,6 +35,19 @@ def pid_dir() -> Path:
 def load_history_dir() -> Path:
     """Earlier load runs and baselines: kept across runs whatever their output folder."""
     return Path(os.environ.get(ENV_LOAD_HISTORY) or RESULTS / "load-history")
+
+
+def busy_cores(default: float = 0.25) -> float:
+    """Cores other processes may use on average before a timing failure is the machine's fault, not the
+    server's (a skip, not a failure). A large value makes every timing failure a failure."""
+    value = os.environ.get(ENV_BUSY_CORES)
+    if not value:
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError(f"{ENV_BUSY_CORES}={value!r} is not a number of cores: set it to e.g. 0.25, or unset "
+                         f"it") from None
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -153,19 +153,6 @@ def every_chunk_carried_one_choice(batch: Batch) -> None:
                                      f"got {short_repr(choices, 120)}")
 
 
-def every_chunk_named_the_slot(batch: Batch) -> None:
-    """Native streams: every chunk carries the ``id_slot`` of the final chunk, a real slot (0 or more)."""
-    for i in batch.served():
-        r = batch.results[i]
-        serving = answers.slot(r)
-        if serving is None:
-            raise AssertionError(f"{_name(batch, i)} names no slot in its final chunk")
-        for k, event in enumerate(r.events):
-            if isinstance(event.json, dict) and event.json.get("id_slot") != serving:
-                raise AssertionError(f"{_name(batch, i)}, event {k}: id_slot {event.json.get('id_slot')!r}, "
-                                     f"but slot {serving} serves it (final chunk)")
-
-
 def texts(batch: Batch) -> list[str | None]:
     return [answers.text(r) for r in batch.results]
 

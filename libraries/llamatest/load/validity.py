@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from llamatest import machine
 from llamatest.load.metrics import intervals_of, request_metrics, token_counts, window_of
 from llamatest.load.record import RunRecord
 
@@ -36,7 +37,7 @@ DEFAULT_THRESHOLDS: dict[str, Any] = {
     "schedule_lag_p99_ms": 10.0,  # client_bound when the p99 of (dispatched - scheduled) is above
     "loop_lag_p99_ms": 20.0,  # client_bound when the p99 overshoot of the 10 ms sleeper is above
     "cpu_pct": 90.0,  # client_bound when the p90 of client CPU samples is above (percent of one core)
-    "other_cores_max": 0.25,  # machine_busy when other processes used more cores than this on average
+    "other_cores_max": machine.BUSY_CORES,  # machine_busy when other processes used more cores on average
     "rate_ratio_min": 0.95,  # rate_shortfall when achieved / offered rate is below
     "dropped_max": 0,  # dropped when more requests than this were dropped
     "cached_fraction_max": 0.0,  # cache_contaminated (cold runs) when cached / prompt tokens is above

@@ -1,0 +1,45 @@
+"""A Robot listener: a test that ran out of time while other processes kept the machine busy is not judged.
+
+A deadline picked on a quiet machine (an exchange's 30 s, a stream's, Robot's own test and keyword timeouts)
+judges the server and everything else that runs. When such a deadline is what failed a test, and other
+processes used more than ``machine.BUSY_CORES`` on average while the test ran, the failure is the machine's
+share of the blame: the test becomes SKIP with the figures in its message. On a quiet machine it stays a
+failure, and so does every other kind of failure on any machine. Keywords that can tell on their own
+(load validity, the slot sampler) raise ``machine.NotJudged`` themselves; this covers the deadlines that
+no keyword can catch, Robot's timeouts above all.
+
+Registered in ``robot.args`` (``--listener TimingVerdictListener``), so plain robot applies it too.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from llamatest import machine
+
+ROBOT_LISTENER_API_VERSION = 3
+
+# The failures that are about time: Robot's timeouts, the HTTP session's and the stream client's deadlines.
+TIMING_FAILURE = re.compile(r"(Test|Keyword) timeout .+ exceeded|no answer within|no complete answer within|"
+                            r"batch deadline")
+
+_started: dict[str, float] = {}
+
+
+def start_suite(data, result) -> None:
+    machine.monitor()  # the ring buffer must be filling before the first test needs it
+
+
+def start_test(data, result) -> None:
+    _started[result.longname] = time.monotonic()
+
+
+def end_test(data, result) -> None:
+    start = _started.pop(result.longname, None)
+    if start is None or result.status != "FAIL" or not TIMING_FAILURE.search(result.message or ""):
+        return
+    share = machine.monitor().share_since(start)
+    if share.busy:
+        result.status = "SKIP"
+        result.message = f"not judged, the machine was busy: {share.describe()}. {result.message}"
