@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import tempfile
 from pathlib import Path
 from typing import Literal
@@ -14,6 +15,7 @@ from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
 from llamatest.http.session import open_session
 from llamatest.models.catalog import resolve_model
 from llamatest.report import html as _htmllog
+from llamatest.server import flags as _flags
 from llamatest.server import presets as _presets
 from llamatest.server import sanitizer
 from llamatest.server.process import Server, ServerPool, tail
@@ -224,6 +226,24 @@ class LlamaServerLibrary:
         if server.preset is None:
             raise AssertionError(f"server '{alias}' was not started from a preset (Start Preset Server)")
         return server.preset
+
+    @keyword("Server Settings")
+    def server_settings(self, alias: str = SUITE) -> dict:
+        """Returns what the server was configured with: its command line and ``LLAMA_ARG_*`` environment,
+        read the way llama-server reads them, with its defaults for what they leave out.
+
+        A dictionary: ``model`` (the file), ``n_slots``, ``n_ctx`` (total context, 0: the model's),
+        ``n_batch``, ``n_ubatch``, ``kv_unified``, ``kv_unified_per_slot``, ``aliases`` (sorted; the
+        model path when none is given), ``embeddings``, ``endpoint_slots``, ``endpoint_props``,
+        ``endpoint_metrics``, ``request_defaults`` (the request fields that flags such as ``--seed`` or
+        ``--temp`` set) and ``flags`` (the command line after the binary, secrets masked). What the
+        server derives from them, such as each slot's context, is SelfReportLibrary's business. Fails
+        for an external server, whose command line is unknown here.
+        """
+        server = self._pool.local(alias)
+        settings = _flags.effective_settings(server.args[1:], server.env)
+        settings["flags"] = shlex.split(server.command_line)[1:]
+        return settings
 
     @keyword("Server Description")
     def server_description(self, alias: str = SUITE) -> str:

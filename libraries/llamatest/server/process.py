@@ -36,6 +36,7 @@ LOG_TAIL_LINES = 30
 TAIL_BYTES = 128 * 1024
 FAILED_START_GRACE = 5.0
 PORT_TAKEN = ("warn", "expected")
+LLAMA_ARG_PREFIX = "LLAMA_ARG_"  # llama-server reads its flags from these environment variables too
 
 Log = Callable[[str, str], None]  # (level, message), level as Robot's: "INFO", "WARN"
 
@@ -103,6 +104,7 @@ class Server:
     started_s: float | None = None
     attempts: list[tuple[int, str]] = field(default_factory=list)  # (port, outcome) per start attempt
     preset: Preset | None = None  # the preset it was started from (for an external one: asked for)
+    env: dict[str, str] = field(default_factory=dict)  # the LLAMA_ARG_* variables the process was given
 
     @property
     def external(self) -> bool:
@@ -229,20 +231,22 @@ def spawn(binary: Path, model: str | None, flags, *, alias: str, port: int, outp
     output_dir.mkdir(parents=True, exist_ok=True)
     log = output_dir / f"server-{re.sub(r'[^A-Za-z0-9_.-]', '_', alias)}-{port}.srvlog"
     extra_env = {str(k): str(v) for k, v in (env or {}).items()}
+    process_env = {**os.environ, **extra_env}
     with open(log, "wb") as log_file:
         log_file.write(f"$ {shown_command_line(args)}\n".encode())
         log_file.flush()
         # A file, never a PIPE: a verbose server would fill the pipe and block.
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
                                 start_new_session=True, preexec_fn=registry.die_with_parent,
-                                env={**os.environ, **extra_env})
+                                env=process_env)
     try:
         create_time = psutil.Process(proc.pid).create_time()
     except psutil.Error:  # cannot happen to an unreaped child; be safe anyway
         create_time = None
     registry.register(proc.pid, port=port, alias=alias, log=str(log))
     return Server(alias=alias, url=f"http://{HOST}:{port}", port=port, proc=proc, create_time=create_time,
-                  log=log, args=args, model=None if model is None else str(model), suite=suite)
+                  log=log, args=args, model=None if model is None else str(model), suite=suite,
+                  env={k: v for k, v in process_env.items() if k.startswith(LLAMA_ARG_PREFIX)})
 
 
 def stop_servers(servers: list[Server], grace: float) -> dict[str, int | None]:
