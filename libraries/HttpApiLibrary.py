@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import requests
 from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.api.types import Secret
 
 from LlamaServerLibrary import server_base_url
 from llamatest.http import checks, keepalive
+from llamatest.http.exchanges import label_of, naming, with_label
+from llamatest.http.explain import head, status_mismatch
 from llamatest.http.jsonpath import lookup
-from llamatest.http.response import as_response, json_of
+from llamatest.http.response import Response, as_response, json_of
 from llamatest.http.session import open_session
+from llamatest.textutil import join_url
 from llamatest.unicode import token_text_mismatches
 
 
@@ -48,6 +52,16 @@ class HttpApiLibrary:
 
     The keywords below take the response a RequestsLibrary keyword returns (or a domain keyword that
     returns it). JSON keywords also take plain JSON data: a dict or list such as ``${resp.json()}``.
+
+    = Failures =
+
+    Every exchange is logged as one block whose summary line ends with its number, ``[exchange #12]``.
+    A failure names the exchange it judged the same way, so the block can be found in the log: a
+    status mismatch (``expected_status`` of RequestsLibrary's keywords, `Error Response Should Be`)
+    reads ``POST /detokenize: status was 500, expected 200; error server_error: "…" [exchange #12]``,
+    quoting the server's error type and message or the first 300 characters of any other body. JSON
+    data taken from a response (``${resp.json()}``, ``${out}[generation_settings]``) is traced back to
+    the newest recent exchange whose answer holds it.
 
     = JSON paths =
 
@@ -88,17 +102,20 @@ class HttpApiLibrary:
         The HTTP status must equal ``status`` and ``error.code``. ``message`` compares exactly,
         ``message_contains`` checks a substring; the message must always be a non-empty string.
         """
-        checks.error_response_should_be(as_response(resp), status, type, message, message_contains)
+        with naming(resp):
+            checks.error_response_should_be(as_response(resp), status, type, message, message_contains)
 
     @keyword("Get Json Field")
     def get_json_field(self, resp_or_json, path: str):
         """Returns the value at a dotted ``path`` (``data.0.id``) of a response's JSON or of JSON data."""
-        return lookup(json_of(resp_or_json), path)
+        with naming(resp_or_json):
+            return lookup(_document(resp_or_json), path)
 
     @keyword("Json Field Should Be")
     def json_field_should_be(self, resp_or_json, path: str, expected) -> None:
         """Compares exactly (``==``, and a bool never equals a number); no string conversion."""
-        checks.json_field_should_be(json_of(resp_or_json), path, expected)
+        with naming(resp_or_json):
+            checks.json_field_should_be(_document(resp_or_json), path, expected)
 
     @keyword("Json Field Should Be Of Type")
     def json_field_should_be_of_type(self, resp_or_json, path: str, type_name: str) -> None:
@@ -106,12 +123,14 @@ class HttpApiLibrary:
 
         ``int`` and ``number`` exclude booleans; ``number`` is an int or a float.
         """
-        checks.json_field_should_be_of_type(json_of(resp_or_json), path, type_name)
+        with naming(resp_or_json):
+            checks.json_field_should_be_of_type(_document(resp_or_json), path, type_name)
 
     @keyword("Json Fields Should Exist")
     def json_fields_should_exist(self, resp_or_json, path_prefix: str, *names: str) -> None:
         """All ``names`` must be keys of the object at ``path_prefix`` (``""`` = the root)."""
-        checks.json_fields_should_exist(json_of(resp_or_json), path_prefix, *names)
+        with naming(resp_or_json):
+            checks.json_fields_should_exist(_document(resp_or_json), path_prefix, *names)
 
     @keyword("Token Texts Should Match Their Bytes")
     def token_texts_should_match_their_bytes(self, resp_or_json, only_valid_utf8: bool = False) -> None:
@@ -123,12 +142,14 @@ class HttpApiLibrary:
         """
         mismatches = token_text_mismatches(json_of(resp_or_json), only_valid_utf8)
         if mismatches:
-            raise AssertionError(f"{len(mismatches)} token text(s) do not match their bytes; first: {mismatches[0]}")
+            raise AssertionError(with_label(f"{len(mismatches)} token text(s) do not match their bytes; "
+                                            f"first: {mismatches[0]}", label_of(resp_or_json)))
 
     @keyword("Header Should Be")
     def header_should_be(self, resp, name: str, expected: str) -> None:
         """Exact compare of a header value; the name is case-insensitive."""
-        checks.header_should_be(as_response(resp), name, expected)
+        with naming(resp):
+            checks.header_should_be(as_response(resp), name, expected)
 
     @keyword("Header Should Contain Token")
     def header_should_contain_token(self, resp, name: str, token: str) -> None:
@@ -136,12 +157,14 @@ class HttpApiLibrary:
 
         ``Access-Control-Allow-Headers: Authorization, Content-Type`` contains ``authorization``; ``*`` does not.
         """
-        checks.header_should_contain_token(as_response(resp), name, token)
+        with naming(resp):
+            checks.header_should_contain_token(as_response(resp), name, token)
 
     @keyword("Header Should Be Absent")
     def header_should_be_absent(self, resp, name: str) -> None:
         """Fails if the response has the header ``name`` (case-insensitive)."""
-        checks.header_should_be_absent(as_response(resp), name)
+        with naming(resp):
+            checks.header_should_be_absent(as_response(resp), name)
 
     @keyword("Media Type Should Be")
     def media_type_should_be(self, resp, expected: str) -> None:
@@ -149,7 +172,8 @@ class HttpApiLibrary:
 
         ``application/json; charset=utf-8`` passes for ``application/json``; ``application/jsonx`` does not.
         """
-        checks.media_type_should_be(as_response(resp), expected)
+        with naming(resp):
+            checks.media_type_should_be(as_response(resp), expected)
 
     @keyword("Send Two Requests On One Connection")
     def send_two_requests_on_one_connection(self, path: str, body=None, method: str = "POST", then: str = "/health",
@@ -160,11 +184,14 @@ class HttpApiLibrary:
         Fails when the first answer does not arrive whole within ``timeout`` or its status is not
         ``expected_status``; what became of the second request is checked with `Second Request Should Be Answered`.
         """
-        reuse = keepalive.two_requests(server_base_url(server), (method, path, body), ("GET", then, None),
-                                       timeout=timeout)
+        base = server_base_url(server)
+        reuse = keepalive.two_requests(base, (method, path, body), ("GET", then, None), timeout=timeout)
+        reuse = keepalive.numbered(reuse, body, join_url(base, then))
         logger.info(keepalive.reuse_html(reuse), html=True)
-        if reuse.first.status != int(expected_status):
-            raise AssertionError(f"{reuse.first.where} answered {reuse.first.status}, expected {int(expected_status)}")
+        first = reuse.first
+        if first.status != int(expected_status):
+            message = status_mismatch(first.where, first.status, int(expected_status), first.text)
+            raise AssertionError(with_label(message, label_of(first)))
         return reuse
 
     @keyword("Second Request Should Be Answered")
@@ -172,4 +199,15 @@ class HttpApiLibrary:
         """Fails unless the request sent after the first answer, on the same connection, got an answer with
         ``status``. The message says what the first answer's headers promised and when the server closed.
         ``unless_announced=${True}`` also accepts no answer when the first answer said ``Connection: close``."""
-        keepalive.second_request_should_be_answered(reuse, status, unless_announced)
+        with naming(reuse.second or reuse.first):
+            keepalive.second_request_should_be_answered(reuse, status, unless_announced)
+
+
+def _document(value):
+    """The JSON of a response or JSON data as it is; a response whose body is not JSON fails here, quoting it."""
+    doc = json_of(value)
+    if doc is None and isinstance(value, (Response, requests.Response)):
+        resp = as_response(value)
+        if resp.text.strip() != "null":
+            raise AssertionError(f"{resp.where}: the body is not JSON: {head(resp.text) if resp.text else '(empty)'}")
+    return doc

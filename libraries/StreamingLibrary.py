@@ -11,9 +11,11 @@ from robot.api.deco import keyword, library
 from robot.utils import DotDict
 
 from LlamaServerLibrary import server_base_url as _base_url
+from llamatest.http.exchanges import naming
 from llamatest.report.streams import batch_html, stream_html
 from llamatest.streaming import checks
 from llamatest.streaming.client import client_session, stream_one
+from llamatest.streaming.exchange import number
 from llamatest.streaming.result import StreamResult
 from llamatest.textutil import join_url
 
@@ -66,7 +68,9 @@ class StreamingLibrary:
 
     Each request is logged as one collapsed block (a summary table, the request, and the received
     event lines with their arrival times), each concurrent batch as one summary table. Nothing is
-    logged per chunk.
+    logged per chunk. Each request gets a number, shown as ``[exchange #12]`` in its block's summary
+    line (or its row of the batch table); every failure of the keywords below ends with the number
+    of the stream it judged, and a status mismatch quotes the server's error type and message.
 
     = Result =
 
@@ -123,8 +127,8 @@ class StreamingLibrary:
         """
         async with client_session() as session:
             result = await stream_one(session, join_url(_base_url(server), path), body, headers, timeout)
-        logger.info(stream_html(result), html=True)
-        checks.request_should_have_succeeded(result, None if expected_status == "any" else expected_status)
+        logger.info(stream_html(result, number(result, headers)), html=True)
+        _check(checks.request_should_have_succeeded, result, None if expected_status == "any" else expected_status)
         return result
 
     @keyword("Stream Requests Concurrently")
@@ -140,7 +144,8 @@ class StreamingLibrary:
         async with client_session() as session:
             results = await asyncio.gather(*(stream_one(session, url, body, headers, timeout) for body in bodies))
         where = results[0].where if results else f"POST /{path.lstrip('/')}"
-        logger.info(batch_html(where, results, time.perf_counter() - started), html=True)
+        exchanges = [number(r, headers) for r in results]
+        logger.info(batch_html(where, results, time.perf_counter() - started, exchanges), html=True)
         return list(results)
 
     # ---- the exchange ----------------------------------------------------------------------------------
@@ -148,7 +153,7 @@ class StreamingLibrary:
     @keyword("Stream Status Should Be")
     def stream_status_should_be(self, result: StreamResult, status: int) -> None:
         """Fails unless the HTTP status is ``status``; for results of `Stream Requests Concurrently`."""
-        checks.status_should_be(_result(result), status)
+        _check(checks.status_should_be, result, status)
 
     @keyword("Stream Content Type Should Be")
     def stream_content_type_should_be(self, result: StreamResult, media_type: str) -> None:
@@ -156,42 +161,42 @@ class StreamingLibrary:
 
         ``text/event-stream; charset=utf-8`` passes for ``text/event-stream``; ``text/event-streams`` does not.
         """
-        checks.content_type_should_be(_result(result), media_type)
+        _check(checks.content_type_should_be, result, media_type)
 
     @keyword("Stream Should Have No Error")
     def stream_should_have_no_error(self, result: StreamResult) -> None:
         """No recorded ``error``, no JSON error body and no JSON event with an ``error`` key."""
-        checks.no_error(_result(result))
+        _check(checks.no_error, result)
 
     @keyword("Stream Json Events")
     def stream_json_events(self, result: StreamResult) -> list:
         """The parsed JSON of every event except ``[DONE]``; fails if an event is not JSON."""
-        return [DotDict(obj) if isinstance(obj, dict) else obj for obj in checks.json_events(_result(result))]
+        return [DotDict(obj) if isinstance(obj, dict) else obj for obj in _check(checks.json_events, result)]
 
     @keyword("Stream Should End With Done Marker")
     def stream_should_end_with_done_marker(self, result: StreamResult) -> None:
         """Exactly one ``data: [DONE]``, and it is the last event (OpenAI-compatible routes)."""
-        checks.end_with_done_marker(_result(result))
+        _check(checks.end_with_done_marker, result)
 
     @keyword("Stream Should Have No Done Marker")
     def stream_should_have_no_done_marker(self, result: StreamResult) -> None:
         """For routes that never send ``[DONE]`` (native ``/completion``, ``/v1/responses``, ``/v1/messages``)."""
-        checks.no_done_marker(_result(result))
+        _check(checks.no_done_marker, result)
 
     @keyword("Streamed Text Should Be")
     def streamed_text_should_be(self, result: StreamResult, expected: str) -> None:
         """Exact compare of the generated text (see `Result`); the failure gives the first differing char."""
-        checks.text_should_be(_result(result), expected)
+        _check(checks.text_should_be, result, expected)
 
     @keyword("Stream Should Be Valid Utf8")
     def stream_should_be_valid_utf8(self, result: StreamResult) -> None:
         """Every line of the stream, as received, is valid UTF-8 (no half of a multi-byte character)."""
-        checks.valid_utf8(_result(result))
+        _check(checks.valid_utf8, result)
 
     @keyword("No Stream String Should Hold A Lone Surrogate")
     def no_stream_string_should_hold_a_lone_surrogate(self, result: StreamResult) -> None:
         """No JSON string in any event (keys included) holds a lone ``\\uD800``–``\\uDFFF`` escape."""
-        checks.no_lone_surrogates(_result(result))
+        _check(checks.no_lone_surrogates, result)
 
     # ---- OpenAI chunks ---------------------------------------------------------------------------------
 
@@ -199,7 +204,7 @@ class StreamingLibrary:
     def only_the_first_chunk_should_carry_the_role(self, result: StreamResult, role: str = "assistant") -> None:
         """Chat streams: the first chunk's delta has ``role`` and no content (``null`` or absent);
         no later chunk has a role."""
-        checks.only_first_chunk_carries_role(_result(result), role)
+        _check(checks.only_first_chunk_carries_role, result, role)
 
     @keyword("No Chunk Before The Last Should Finish")
     def no_chunk_before_the_last_should_finish(self, result: StreamResult) -> None:
@@ -207,19 +212,19 @@ class StreamingLibrary:
 
         The usage chunk (``choices: []``) may follow the finish chunk.
         """
-        checks.no_chunk_before_last_finishes(_result(result))
+        _check(checks.no_chunk_before_last_finishes, result)
 
     @keyword("Finish Chunk Should Be")
     def finish_chunk_should_be(self, result: StreamResult, finish_reason: str) -> None:
         """The finish chunk has ``finish_reason`` (``stop``, ``length``…) and, in chat streams, delta ``{}``."""
-        checks.finish_chunk_should_be(_result(result), finish_reason)
+        _check(checks.finish_chunk_should_be, result, finish_reason)
 
     @keyword("Every Chunk Should Share Id Model And Object")
     def every_chunk_should_share_id_model_and_object(self, result: StreamResult,
                                                      object: str = "chat.completion.chunk") -> None:
         """Every JSON chunk has the ``id`` and ``model`` of the first one, and ``object`` as given
         (``text_completion`` for ``/v1/completions``)."""
-        checks.every_chunk_shares_id_model_and_object(_result(result), object)
+        _check(checks.every_chunk_shares_id_model_and_object, result, object)
 
     @keyword("Usage Chunk Should Report")
     def usage_chunk_should_report(self, result: StreamResult, **usage) -> None:
@@ -227,7 +232,7 @@ class StreamingLibrary:
 
         | Usage Chunk Should Report    ${result}    completion_tokens=4
         """
-        checks.usage_chunk_should_report(_result(result), usage)
+        _check(checks.usage_chunk_should_report, result, usage)
 
     @keyword("Stream Should Have No Usage Chunk")
     def stream_should_have_no_usage_chunk(self, result: StreamResult) -> None:
@@ -235,7 +240,7 @@ class StreamingLibrary:
 
         ``"usage": null``, which OpenAI puts on the other chunks when usage is requested, does not count.
         """
-        checks.no_usage_chunk(_result(result))
+        _check(checks.no_usage_chunk, result)
 
     # ---- native /completion chunks ---------------------------------------------------------------------
 
@@ -245,7 +250,7 @@ class StreamingLibrary:
 
         Fails on a stream without partial chunks. Check the final chunk with `Final Chunk Should Report`.
         """
-        checks.every_partial_chunk_carries_one_token(_result(result))
+        _check(checks.every_partial_chunk_carries_one_token, result)
 
     @keyword("Final Chunk Should Report")
     def final_chunk_should_report(self, result: StreamResult, **fields) -> None:
@@ -253,7 +258,14 @@ class StreamingLibrary:
 
         | Final Chunk Should Report    ${result}    stop_type=limit    tokens_predicted=8
         """
-        checks.final_chunk_should_report(_result(result), fields)
+        _check(checks.final_chunk_should_report, result, fields)
+
+
+def _check(check, result, *args):
+    """Runs ``check`` on the stream result; a failure names the result's exchange (``[exchange #12]``)."""
+    r = _result(result)
+    with naming(r):
+        return check(r, *args)
 
 
 def _result(value) -> StreamResult:

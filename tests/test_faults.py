@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import socket
 import threading
@@ -48,7 +49,8 @@ def failure(func, *args, **kwargs) -> tuple[str, float]:
     start = time.perf_counter()
     with pytest.raises(AssertionError) as info:
         func(*args, **kwargs)
-    return str(info.value), time.perf_counter() - start
+    # Without the number of the judged exchange (" [exchange #12]"; tests/http/test_failure_messages.py checks it).
+    return re.sub(r" \[exchange #\d+\]$", "", str(info.value)), time.perf_counter() - start
 
 
 @pytest.fixture

@@ -1,5 +1,7 @@
 """HttpApiLibrary's assertions on responses from a real requests session, and on plain JSON data."""
 
+import re
+
 import pytest
 
 from HttpApiLibrary import HttpApiLibrary
@@ -19,9 +21,10 @@ def respond(http, server, **spec):
 
 
 def fails(func, *args, **kwargs) -> str:
+    """The failure message without the label of the judged exchange (test_failure_messages.py checks those)."""
     with pytest.raises(AssertionError) as info:
         func(*args, **kwargs)
-    return str(info.value)
+    return re.sub(r" \[exchange #\d+\]$", "", str(info.value))
 
 
 # ---- Error Response Should Be ----------------------------------------------------------------------------

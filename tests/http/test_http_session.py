@@ -9,6 +9,8 @@ import requests
 from llamatest.http import session as module
 from llamatest.http.session import ExchangeFailed, total_timeout
 
+LABEL = r" \[exchange #\d+\]"  # the number of the exchange, in its block and in a failure
+
 
 def fails(func, *args, **kwargs) -> str:
     with pytest.raises(ExchangeFailed) as info:
@@ -34,7 +36,7 @@ def test_each_exchange_is_logged_as_one_collapsed_block(http, server, logged):
     assert len(logged) == 1
     markup, html = logged[0]
     assert html
-    assert re.match(r"<details><summary>POST /script → 200 \(2\d chars, \d\.\d{3} s\)</summary>", markup)
+    assert re.match(r"<details><summary>POST /script → 200 \(2\d chars, \d\.\d{3} s\)" + LABEL + "</summary>", markup)
     assert "&lt;b&gt;hi&lt;/b&gt;" in markup and "<b>hi</b>" not in markup
     assert "<b>request</b>" in markup and "<b>response</b>" in markup
 

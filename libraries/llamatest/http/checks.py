@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from llamatest.http.explain import status_mismatch
 from llamatest.http.jsonpath import TYPES, json_type, lookup, names
 from llamatest.http.response import Response
-from llamatest.textutil import media_type, short_repr
+from llamatest.textutil import first_difference, media_type, short_repr
+
+SHOWN = 300  # characters of a compared value a failure shows
 
 
 def status_should_be(resp: Response, expected: int) -> None:
+    """The failure quotes the server's error type and message, or the head of any other body."""
     if resp.status != expected:
-        raise AssertionError(f"{resp.where}: status was {resp.status}, expected {expected}; "
-                             f"body: {resp.text[:300]!r}")
+        raise AssertionError(status_mismatch(resp.where, resp.status, expected, resp.text))
 
 
 def error_response_should_be(resp: Response, status: int, type_: str, message: str | None = None,
@@ -38,11 +41,20 @@ def error_response_should_be(resp: Response, status: int, type_: str, message: s
 
 
 def json_field_should_be(doc: Any, path: str, expected: Any) -> None:
-    """Exact: ``==`` and a bool never equals a number."""
+    """Exact: ``==`` and a bool never equals a number. The failure shows both values (long ones cut), their
+    JSON types, and for two strings where they first differ."""
     value = lookup(doc, path)
     if value != expected or isinstance(value, bool) != isinstance(expected, bool):
-        raise AssertionError(f"JSON field '{path}' was {value!r} ({json_type(value)}), "
-                             f"expected {expected!r} ({json_type(expected)})")
+        where = f"JSON field '{path}'" if path else "the JSON document"
+        message = (f"{where} was {_shown(value)} ({json_type(value)}), "
+                   f"expected {_shown(expected)} ({json_type(expected)})")
+        if isinstance(value, str) and isinstance(expected, str):
+            message += f"; first difference at char {first_difference(value, expected)}"
+        raise AssertionError(message)
+
+
+def _shown(value: Any) -> str:
+    return short_repr(value, limit=SHOWN)
 
 
 def json_field_should_be_of_type(doc: Any, path: str, type_name: str) -> None:

@@ -12,14 +12,16 @@ neither ends at the close of the connection, and then nothing can follow it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from llamatest.http.exchanges import Exchange, json_documents, recent, register
 from llamatest.http.response import Response, path_of
-from llamatest.report.exchange import exchange_html
+from llamatest.report.exchange import exchange_html, record_html
 from llamatest.report.html import details, pre
 from llamatest.textutil import join_url
 
@@ -34,6 +36,7 @@ class Reuse:
     second: Response | None
     error: str = ""  # why the second request got no answer ("" when it got one)
     closed_after_s: float | None = None  # when the server closed the connection, from the end of the first answer
+    unanswered_id: int | None = None  # the exchange number of a second request that got no answer (`numbered`)
 
     @property
     def announced_close(self) -> bool:
@@ -112,14 +115,19 @@ def request_bytes(method: str, url: str, body=None, headers: dict | None = None)
     lines = [f"{method} {path_of(url)} HTTP/1.1", f"Host: {urlsplit(url).netloc}"]
     payload = b""
     if body is not None:
-        if isinstance(body, (dict, list)):
-            payload = json.dumps(body).encode()
-            lines.append("Content-Type: application/json")
-        else:
-            payload = body.encode() if isinstance(body, str) else bytes(body)
+        payload, content_type = _payload(body)
+        if content_type:
+            lines.append(f"Content-Type: {content_type}")
         lines.append(f"Content-Length: {len(payload)}")
     lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + payload
+
+
+def _payload(body) -> tuple[bytes, str]:
+    """The bytes of a body, and its Content-Type when it is sent as JSON."""
+    if isinstance(body, (dict, list)):
+        return json.dumps(body).encode(), "application/json"
+    return (body.encode() if isinstance(body, str) else bytes(body)), ""
 
 
 def read_response(conn: _Conn, method: str, url: str, started: float) -> Response:
@@ -236,12 +244,30 @@ def second_request_should_be_answered(reuse: Reuse, status: int | None = None, u
                              f"expected {int(status)}")
 
 
+def numbered(reuse: Reuse, first_body=None, second_url: str = "") -> Reuse:
+    """The same outcome with an exchange number on each answer: the first with its request body, the second
+    (also when it got no answer: ``second_url`` names it) as following the first on its connection."""
+    first = _number(reuse.first, first_body)
+    if reuse.second is None:
+        unanswered = register("GET", second_url, error=reuse.error, follows=first.exchange_id) if second_url else None
+        return dataclasses.replace(reuse, first=first, unanswered_id=unanswered.id if unanswered else None)
+    return dataclasses.replace(reuse, first=first, second=_number(reuse.second, None, first.exchange_id))
+
+
+def _number(resp: Response, body, follows: int | None = None) -> Response:
+    payload, content_type = _payload(body) if body is not None else (None, "")
+    exchange = register(resp.method, resp.url, {"Content-Type": content_type} if content_type else {}, payload,
+                        status=resp.status, answer=resp.text, documents=json_documents(resp.text), follows=follows)
+    return dataclasses.replace(resp, exchange_id=exchange.id)
+
+
 def reuse_html(reuse: Reuse) -> str:
     """One collapsed log block: each answer as any HTTP exchange is logged, or what became of the second request."""
     first = reuse.first
     if reuse.second is None:
         outcome = f"no answer to the second request: {reuse.error}"
-        second_html = pre(outcome)
+        unanswered = recent(reuse.unanswered_id) if reuse.unanswered_id is not None else None
+        second_html = pre(outcome) + record_html(unanswered)
     else:
         outcome = f"{reuse.second.where} → {reuse.second.status}"
         second_html = _exchange_html(reuse.second)
@@ -250,4 +276,9 @@ def reuse_html(reuse: Reuse) -> str:
 
 
 def _exchange_html(resp: Response) -> str:
-    return exchange_html(resp.where, "", resp.status, resp.headers, resp.text, resp.elapsed)
+    return exchange_html(resp.where, "", resp.status, resp.headers, resp.text, resp.elapsed, _exchange_of(resp))
+
+
+def _exchange_of(resp: Response) -> Exchange | None:
+    # The record of a numbered answer, for its block; `numbered` registered it moments ago.
+    return recent(resp.exchange_id) if resp.exchange_id is not None else None

@@ -21,6 +21,7 @@ class Response:
     text: str
     headers: dict[str, str] = field(default_factory=dict)  # lower-case names
     elapsed: float = 0.0  # seconds for the whole exchange
+    exchange_id: int | None = None  # the number of its log block (llamatest.http.exchanges)
 
     @property
     def json(self) -> Any:
@@ -42,7 +43,7 @@ class Response:
         return cls(method=resp.request.method if resp.request is not None else "?", url=resp.url,
                    status=resp.status_code, text=resp.text,
                    headers={k.lower(): v for k, v in resp.headers.items()},
-                   elapsed=resp.elapsed.total_seconds())
+                   elapsed=resp.elapsed.total_seconds(), exchange_id=getattr(resp, "exchange_id", None))
 
 
 def as_response(value) -> Response:

@@ -10,7 +10,16 @@ every request of the session, the domain keywords' and a suite's own:
   RequestsLibrary's two INFO lines, which move to TRACE, and urllib3's DEBUG lines, which are dropped;
 - a one-line failure that names the exchange (``POST /completion: no answer within 0.5 s``,
   ``… connection refused``) instead of a urllib3 traceback, and no retries;
-- UTF-8 for bodies without a charset (requests would guess, or assume ISO-8859-1 for ``text/*``).
+- UTF-8 for bodies without a charset (requests would guess, or assume ISO-8859-1 for ``text/*``);
+- a number per exchange (``exchange #12``, `llamatest.http.exchanges`) in its log block and on the
+  response (``resp.exchange_id``), and a status mismatch that says why: RequestsLibrary's own check says
+  ``Url: http://127.0.0.1:33119/detokenize Expected status: 500 != 200``; ours says
+  ``POST /detokenize: status was 500, expected 200; error server_error: "…" [exchange #12]``.
+
+RequestsLibrary has no hook for either of the last two, so this module patches it, and nothing else
+does: its two log functions are moved to TRACE, and the status check of its (global) library instance
+is wrapped (`_explain_status_failures`). Both happen when a server's session is opened; the wrapper
+explains only responses that came through `DeadlineAdapter` and leaves every other failure as it was.
 """
 
 from __future__ import annotations
@@ -22,6 +31,9 @@ import requests
 from requests.adapters import HTTPAdapter
 from robot.api import logger
 
+from llamatest.http.exchanges import Exchange, json_documents, label, register, with_label
+from llamatest.http.explain import status_mismatch
+from llamatest.http.response import path_of
 from llamatest.neterrors import failure_kind
 from llamatest.report.exchange import exchange_html, failed_exchange_html, request_html
 
@@ -35,6 +47,12 @@ class ExchangeFailed(AssertionError):
     """A request that got no complete answer: a timeout, a refused or a broken connection."""
 
     ROBOT_SUPPRESS_NAME = True  # the message names the exchange; the class name would only add noise
+
+
+class StatusMismatch(AssertionError):
+    """A session's answer had another status than the one the request expected."""
+
+    ROBOT_SUPPRESS_NAME = True
 
 
 class DeadlineAdapter(HTTPAdapter):
@@ -60,12 +78,21 @@ class DeadlineAdapter(HTTPAdapter):
                 resp._content = read_within(resp, start, deadline)
         except requests.RequestException as exc:
             error = describe_failure(where, request.url, exc, deadline)
-            logger.info(failed_exchange_html(where, sent, error), html=True)
+            exchange = _register(request, error=error)
+            logger.info(failed_exchange_html(where, sent, error, exchange), html=True)
+            # No label in the message: tests match these lines exactly; the failed block is the last one logged.
             raise ExchangeFailed(error) from None
         if not stream:
+            exchange = _register(request, status=resp.status_code, answer=resp.text,
+                                 documents=json_documents(resp.text))
+            resp.exchange_id = exchange.id
             logger.info(exchange_html(where, sent, resp.status_code, dict(resp.headers), resp.text,
-                                      time.perf_counter() - start), html=True)
+                                      time.perf_counter() - start, exchange), html=True)
         return resp
+
+
+def _register(request: requests.PreparedRequest, **outcome) -> Exchange:
+    return register(request.method or "GET", request.url or "", request.headers, request.body, **outcome)
 
 
 def total_timeout(timeout, default: float) -> float:
@@ -119,6 +146,7 @@ def open_session(alias: str, url: str, timeout: float = DEFAULT_TIMEOUT, headers
     except (RobotNotRunningError, RuntimeError):
         return
     _move_requests_library_log_to_trace()
+    _explain_status_failures(requests_library)
     session = mount(requests_library.create_session(alias, url, timeout=timeout, max_retries=0), timeout)
     session.headers.update(headers or {})
 
@@ -132,3 +160,32 @@ def _move_requests_library_log_to_trace() -> None:
 
     requests_library_log.log_request = trace
     requests_library_log.log_response = trace
+
+
+def _explain_status_failures(requests_library) -> None:
+    # RequestsLibrary checks `expected_status` in its instance's `_check_status` (SessionKeywords, 0.9.7),
+    # called as `self._check_status(expected_status, response, msg)` by every `* On Session` keyword and
+    # by `Status Should Be`: wrapping it on the instance is the one place to reword its failure.
+    check = requests_library._check_status
+    if getattr(check, "llamatest_explains", False):
+        return
+
+    def check_status(expected_status, resp, msg=None):
+        try:
+            check(expected_status, resp, msg)
+        except (AssertionError, requests.HTTPError):
+            exchange_id = getattr(resp, "exchange_id", None)
+            if exchange_id is None:
+                raise  # not an answer of our sessions: RequestsLibrary's message as it was
+            raise StatusMismatch(explained_status(resp, expected_status, msg)) from None
+
+    check_status.llamatest_explains = True
+    requests_library._check_status = check_status
+
+
+def explained_status(resp: requests.Response, expected_status, msg: str | None = None) -> str:
+    """The failure of a status check on a session's response: method, path, statuses, the server's error."""
+    expected = "a status below 400" if expected_status is None else expected_status
+    method = resp.request.method if resp.request is not None else "?"
+    message = status_mismatch(f"{method} {path_of(resp.url)}", resp.status_code, expected, resp.text)
+    return with_label(f"{msg}: {message}" if msg else message, label(resp.exchange_id))

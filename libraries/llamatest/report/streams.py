@@ -1,12 +1,18 @@
-"""The log blocks of streamed requests: one per request, one summary table per concurrent batch."""
+"""The log blocks of streamed requests: one per request, one summary table per concurrent batch.
+
+A numbered stream (``llamatest.streaming.exchange.number``) shows ``[exchange #12]`` in its summary line
+(a batch: in its table) and carries its record, as every HTTP exchange block does (`report.exchange`).
+"""
 
 from __future__ import annotations
 
+from llamatest.http.exchanges import Exchange
+from llamatest.report.exchange import record_html, suffix
 from llamatest.report.html import details, json_block, labelled, pre, table
 from llamatest.streaming.result import StreamEvent, StreamResult
 
 
-def stream_html(r: StreamResult) -> str:
+def stream_html(r: StreamResult, exchange: Exchange | None = None) -> str:
     """A collapsed block: summary table, request, plain body or raw events with arrival times, cut tail."""
     rows = [["url", r.url], ["status", r.status], ["content type", r.content_type or "–"],
             ["events", len(r.events)], ["comments", len(r.comments)], ["[DONE] markers", r.done_count],
@@ -23,16 +29,26 @@ def stream_html(r: StreamResult) -> str:
     if r.truncated_tail:
         parts.append(labelled("unterminated tail", pre(r.truncated_tail.decode("utf-8", "replace"))))
     status = r.status if r.status is not None else "no answer"
-    return details(f"{r.where} → {status} ({len(r.events)} events, {secs(r.t_end)})", "".join(parts))
+    summary = f"{r.where} → {status} ({len(r.events)} events, {secs(r.t_end)}){suffix(exchange)}"
+    return details(summary, "".join(parts)) + record_html(exchange)
 
 
-def batch_html(where: str, results: list[StreamResult], wall_s: float) -> str:
-    """A collapsed summary table of concurrent requests, one row each; nothing per chunk."""
+def batch_html(where: str, results: list[StreamResult], wall_s: float,
+               exchanges: list[Exchange] | None = None) -> str:
+    """A collapsed summary table of concurrent requests, one row each; nothing per chunk.
+
+    With ``exchanges`` (one per result), each row names its exchange and the block carries their records.
+    """
     rows = [[i, r.status, len(r.events), r.done_count, secs(r.t_first_text), secs(r.t_end), len(r.text),
              r.error or ""] for i, r in enumerate(results)]
+    headers = ["#", "status", "events", "[DONE]", "TTFT", "total", "text chars", "error"]
+    if exchanges:
+        headers.append("exchange")
+        rows = [[*row, exchange.label] for row, exchange in zip(rows, exchanges, strict=True)]
     errors = sum(1 for r in results if r.error)
-    summary = f"{where} × {len(results)} concurrently ({errors} errors, {wall_s:.3f} s)"
-    return details(summary, table(["#", "status", "events", "[DONE]", "TTFT", "total", "text chars", "error"], rows))
+    numbers = f" [exchanges #{exchanges[0].id}–#{exchanges[-1].id}]" if exchanges else ""
+    summary = f"{where} × {len(results)} concurrently ({errors} errors, {wall_s:.3f} s){numbers}"
+    return details(summary, table(headers, rows)) + "".join(record_html(e) for e in exchanges or [])
 
 
 def secs(t: float | None) -> str:

@@ -10,6 +10,7 @@ import functools
 import json
 from typing import Any
 
+from llamatest.http.explain import status_mismatch
 from llamatest.streaming.result import StreamResult
 from llamatest.textutil import first_difference, media_type, short_repr
 from llamatest.unicode import lone_surrogates
@@ -31,16 +32,16 @@ def request_should_have_succeeded(r: StreamResult, expected_status: int | None) 
 
 
 def status_should_be(r: StreamResult, expected: int) -> None:
+    """The failure quotes the server's error (type and message) or the head of the body, like a plain request's."""
     if r.status == expected:
         return
     if r.error:
         detail = r.error
-    elif r.body is not None:
-        detail = f"body: {_short(r.body)}"
-    else:
+    elif r.body is None:
         detail = f"{len(r.events)} events"
-    got = "no answer" if r.status is None else f"status was {r.status}"
-    raise AssertionError(f"{r.where}: {got}, expected {expected}; {detail}")
+    else:
+        detail = ""  # status_mismatch quotes the body
+    raise AssertionError(status_mismatch(r.where, r.status, expected, r.body, detail))
 
 
 def content_type_should_be(r: StreamResult, expected: str) -> None:

@@ -52,6 +52,7 @@ class StreamResult:
     error: str | None = None
     truncated_tail: bytes = b""
     invalid_utf8_lines: int = 0  # stream lines that were not valid UTF-8
+    exchange_id: int | None = None  # the number of its log block, once logged (llamatest.http.exchanges)
 
     @property
     def where(self) -> str:
