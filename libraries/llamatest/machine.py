@@ -91,8 +91,13 @@ def sample(root: psutil.Process | None = None) -> Sample:
     return Sample(time.monotonic(), _busy_seconds(), _tree_seconds(root or psutil.Process()))
 
 
+MIN_INTERVAL_S = 0.25  # counters advance in clock ticks (10 ms): a shorter interval says nothing
+
+
 def share_between(a: Sample, b: Sample) -> Share:
-    wall = max(b.t - a.t, 1e-9)
+    wall = b.t - a.t
+    if wall < MIN_INTERVAL_S:
+        return Share(cores=0.0, seconds=max(wall, 0.0), ours=0.0)
     ours = max(b.ours - a.ours, 0.0) / wall
     others = max((b.busy - a.busy) / wall - ours, 0.0)
     return Share(cores=others, seconds=wall, ours=ours)

@@ -31,6 +31,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from robot.api import logger
 
+from llamatest import machine
 from llamatest.http.exchanges import Exchange, json_documents, label, register, with_label
 from llamatest.http.explain import status_mismatch
 from llamatest.http.response import path_of
@@ -132,8 +133,11 @@ def mount(session: requests.Session, timeout: float = DEFAULT_TIMEOUT) -> reques
     return session
 
 
-def open_session(alias: str, url: str, timeout: float = DEFAULT_TIMEOUT, headers: dict | None = None) -> None:
+def open_session(alias: str, url: str, timeout: float | None = None, headers: dict | None = None) -> None:
     """Creates (or replaces) the RequestsLibrary session ``alias`` for the server at ``url``.
+
+    Without ``timeout`` the exchange deadline is ``DEFAULT_TIMEOUT`` scaled by what the machine can give
+    now (`machine.deadline_factor`: 1 on a quiet machine, more while other processes hold cores).
 
     ``headers`` go with every request of the session; they are set after RequestsLibrary has
     created it, because it would log them (they may hold an API key). Does nothing when Robot
@@ -147,6 +151,8 @@ def open_session(alias: str, url: str, timeout: float = DEFAULT_TIMEOUT, headers
         return
     _move_requests_library_log_to_trace()
     _explain_status_failures(requests_library)
+    if timeout is None:
+        timeout = round(DEFAULT_TIMEOUT * machine.deadline_factor(), 1)
     session = mount(requests_library.create_session(alias, url, timeout=timeout, max_retries=0), timeout)
     session.headers.update(headers or {})
 
