@@ -33,6 +33,8 @@ import LlamaServerLibrary as server_facade
 from llamatest.http.session import ExchangeFailed
 from StreamingLibrary import StreamingLibrary
 
+pytestmark = pytest.mark.timing  # timestamps and deadlines: see the timing marker in pyproject.toml
+
 FAKE = Path(__file__).parent / "server" / "fake_llama_server.py"
 
 

@@ -29,11 +29,14 @@ def scripted():
     proc.join(5)
 
 
-@pytest.fixture(autouse=True)
-def quiet_machine(monkeypatch):
+@pytest.fixture(autouse=True, scope="session")
+def quiet_machine():
     """Load runs here see a quiet machine: the flag machine_busy depends on what else runs meanwhile (tested on
-    hand-built runs in test_load_validity.py), and the library tests must not skip on a busy machine."""
+    hand-built runs in test_load_validity.py), and the library tests must not skip on a busy machine. Session
+    scope: the runs of session fixtures are made before any function fixture."""
     from llamatest import machine
 
-    monkeypatch.setattr("llamatest.load.pipeline.machine.share_between",
-                        lambda a, b: machine.Share(cores=0.0, seconds=b.t - a.t, ours=0.5))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("llamatest.load.pipeline.machine.share_between",
+                      lambda a, b: machine.Share(cores=0.0, seconds=b.t - a.t, ours=0.5))
+        yield

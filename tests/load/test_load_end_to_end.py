@@ -14,6 +14,8 @@ from llamatest.load.metrics import request_metrics
 from llamatest.load.profiles import Profile
 from tests.load.scripted_server import DONE, PING, chat, native, usage
 
+pytestmark = pytest.mark.timing  # timestamps and deadlines: see the timing marker in pyproject.toml
+
 TOL_MS = 1.0
 ATTEMPTS = 5  # the machine is shared: a timing check is retried when another process delayed this one
 

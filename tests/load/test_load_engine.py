@@ -12,6 +12,8 @@ from llamatest.load.profiles import Profile
 from llamatest.load.record import RequestRecord, RunRecord
 from tests.load.scripted_server import DONE, PING, chat, native, sse, text, usage
 
+pytestmark = pytest.mark.timing  # timestamps and deadlines: see the timing marker in pyproject.toml
+
 TOL = 0.001  # every recorded time within 1 ms after the server wrote the bytes
 ATTEMPTS = 5  # the machine is shared: a timing check is retried when another process delayed this one
 

@@ -302,7 +302,7 @@ def test_summary_has_the_documented_keys_and_is_json():
         assert key in s["metrics"] and key in s["samples"] and key in s["definitions"]
     assert set(s["throughput"]["window"]) == {"duration_s", "request_throughput", "output_throughput",
                                               "total_token_throughput", "goodput", "goodput_ratio"}
-    assert set(s["flags"]) == {"client_bound", "rate_shortfall", "dropped", "cache_contaminated",
+    assert set(s["flags"]) == {"client_bound", "machine_busy", "rate_shortfall", "dropped", "cache_contaminated",
                                "token_count_mismatch", "osl_mismatch", "oversaturated", "insufficient_samples",
                                "server_restarted", "high_coalescing"}
     assert all(set(f) == {"set", "detail"} for f in s["flags"].values())
