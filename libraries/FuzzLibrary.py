@@ -6,7 +6,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
-from LlamaServerLibrary import server_base_url
+from LlamaServerLibrary import server_base_url, server_headers
 from llamatest.fuzz.report import findings, summary_html, summary_line
 from llamatest.fuzz.run import FuzzSummary, fuzz
 from llamatest.textutil import join_url
@@ -63,7 +63,7 @@ class FuzzLibrary:
         alias = None if base == server else server
         summary = fuzz(join_url(base, path), dict(valid_body), count=int(count), seed=int(seed),
                        max_seconds=float(max_seconds), timeout=float(timeout),
-                       documented_5xx=tuple(documented_5xx), server=alias)
+                       documented_5xx=tuple(documented_5xx), server=alias, headers=server_headers(server))
         logger.info(summary_html(summary), html=True)
         if summary.stopped_by == "time":
             logger.warn(summary_line(summary))

@@ -7,17 +7,19 @@ import tempfile
 from pathlib import Path
 from typing import Literal
 
-from robot.api import logger
+from robot.api import SkipExecution, logger
 from robot.api.deco import keyword, library
 from robot.api.types import Secret
 from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
 
+from llamatest import capabilities as _capabilities
 from llamatest.http.session import open_session
 from llamatest.models.catalog import resolve_model
 from llamatest.report import html as _htmllog
 from llamatest.server import flags as _flags
 from llamatest.server import presets as _presets
 from llamatest.server import sanitizer
+from llamatest.server import target as _target
 from llamatest.server.process import Server, ServerPool, tail
 
 SUITE = "suite"  # the default alias: the suite's own server
@@ -47,9 +49,16 @@ class LlamaServerLibrary:
     package. A missing binary fails with instructions.
 
     = External server =
-    With ``external_ok=True`` and ``$LLAMA_SERVER_URL`` set, the start keywords use that running
-    server instead of starting one (only for suites that need no special flags). It is never
-    stopped by this library. If nothing listens at that URL the start fails at once.
+    With ``$LLAMA_SERVER_URL`` set, a suite's own server (alias ``suite``) started by `Start Preset
+    Server` is that running server: nothing is started, and the suite's tests whose ``needs:*`` tags
+    it lacks are skipped with the reason (CapabilityListener). When the preset or the extra flags give
+    something the external server lacks (``--metrics``, or any flag that cannot be seen from outside),
+    the whole suite is skipped with that reason, unless ``$LLAMATEST_ALSO_MANAGED`` (``run.py
+    --also-managed``) lets the suite start its own server as without ``$LLAMA_SERVER_URL``.
+    ``$LLAMATEST_API_KEY`` is sent to it as ``Authorization: Bearer`` and never logged. Other
+    aliases are always started here; ``external_ok=True`` binds any alias to the external server.
+    An external server is never stopped by this library. If nothing listens at that URL the start
+    fails at once.
 
     = Ports =
     Servers listen on 127.0.0.1 only, on a free port unless ``port`` is given. A given port that
@@ -88,6 +97,7 @@ class LlamaServerLibrary:
 
     def __init__(self):
         self._pool = ServerPool(log=_log)
+        self._targets: dict[tuple, _capabilities.Target] = {}  # (url, pid) -> what was discovered
 
     # ----- listener interface: the safety nets -----
     def end_suite(self, data, result):
@@ -99,6 +109,10 @@ class LlamaServerLibrary:
 
     def close(self):
         self._pool.stop_all(GRACE_S)
+
+    def headers_of(self, alias: str) -> dict:
+        """The headers every request to ``alias`` needs (not a keyword: see `server_headers`)."""
+        return dict(self._pool.get(alias).headers)
 
     # ----- start -----
     @keyword("Start Llama Server")
@@ -142,8 +156,14 @@ class LlamaServerLibrary:
             api_key = ",".join(key.value if isinstance(key, Secret) else str(key) for key in keys)
         chosen = _presets.preset(preset).with_options(n_slots=n_slots, n_ctx=n_ctx, embeddings=embeddings,
                                                       api_key=api_key)
-        server = self._pool.start(lambda: resolve_model(chosen.model), [*chosen.args(), *extra_flags], alias=alias,
-                                  timeout=timeout, external_ok=external_ok, env=env, output_dir=output_dir(),
+        flags = [*chosen.args(), *extra_flags]
+        try:
+            needs = [*_capabilities.needs_of_flags(flags), *(["managed"] if env else [])]  # env: LLAMA_ARG_*
+            external = _target.choose(alias == SUITE or external_ok, needs, _current_suite())
+        except _target.Unavailable as missing:
+            raise SkipExecution(f"{missing} (preset '{preset}' {shlex.join(map(str, flags))})") from None
+        server = self._pool.start(lambda: resolve_model(chosen.model), flags, alias=alias, timeout=timeout,
+                                  external_ok=external is not None, env=env, output_dir=output_dir(),
                                   suite=_current_suite(), preset=chosen)
         return self._started(server, f" from preset '{preset}'")
 
@@ -268,10 +288,27 @@ class LlamaServerLibrary:
             shown = "the secret" if isinstance(text, Secret) else repr(text)
             raise AssertionError(f"server log of '{alias}' contains {shown}")
 
+    # ----- capabilities (for CapabilityListener; not keywords) -----
+    def capability_target(self, alias: str = SUITE) -> _capabilities.Target | None:
+        """The server ``alias`` of the current suite as a capabilities target (discovered once); None if none."""
+        if alias not in self._pool.aliases(_current_suite()):
+            return None
+        server = self._pool.get(alias)
+        if server.external:
+            return _target.external_target()
+        key = (server.url, server.proc.pid)
+        if key not in self._targets:
+            model = server.preset.model if server.preset else None
+            self._targets[key] = _capabilities.Target(server.url, managed=True, model=model,
+                                                      flags=tuple(server.args[1:]))
+        return self._targets[key]
+
     # ----- logging -----
     @staticmethod
     def _started(server: Server, origin: str = "") -> str:
-        open_session(server.alias, server.url)
+        if server.external:
+            server.headers = _target.auth_headers(_external_key().value)
+        open_session(server.alias, server.url, **({"headers": server.headers} if server.headers else {}))
         command = _htmllog.details("command line", _htmllog.pre(server.command_line))
         if server.external:
             logger.info(f"using external llama-server at {_htmllog.escape(server.url)} as "
@@ -292,6 +329,11 @@ LlamaServerLibrary.__doc__ = LlamaServerLibrary.__doc__.replace(
     "%PRESETS%", _presets.robot_table().replace("\n", "\n    "))
 
 
+def _external_key() -> Secret:
+    """``$LLAMATEST_API_KEY`` as a Robot secret: its value goes into request headers and nowhere else."""
+    return Secret(_target.api_key())
+
+
 def _log(level: str, message: str) -> None:
     (logger.warn if level == "WARN" else logger.info)(message)
 
@@ -308,6 +350,21 @@ def server_base_url(server: str) -> str:
     except (RuntimeError, AttributeError) as exc:  # not imported; Robot not running
         raise RuntimeError(f"cannot resolve server alias '{server}' without LlamaServerLibrary: {exc}") from None
     return servers.server_url(server)
+
+
+def server_headers(server: str) -> dict:
+    """The headers every request to the server alias ``server`` needs: ``Authorization: Bearer`` with
+    ``$LLAMATEST_API_KEY`` for the external server, {} otherwise (a managed server's tests send their keys).
+
+    The one place where the other keyword libraries (streams, concurrent users, load) get them.
+    """
+    if server.startswith(("http://", "https://")):
+        return _target.auth_headers() if server.rstrip("/") == _target.external_url() else {}
+    try:
+        servers = BuiltIn().get_library_instance("LlamaServerLibrary")
+    except (RuntimeError, AttributeError):
+        return {}
+    return servers.headers_of(server)
 
 
 def robot_variable(name: str):

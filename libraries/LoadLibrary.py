@@ -7,7 +7,7 @@ from pathlib import Path
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from LlamaServerLibrary import output_dir, robot_variable
+from LlamaServerLibrary import output_dir, robot_variable, server_headers
 from LlamaServerLibrary import server_base_url as _base_url
 from llamatest import settings
 from llamatest.load import datasets, sweep, validity
@@ -136,7 +136,8 @@ class LoadLibrary:
         """``count`` prompts that make exactly ``tokens`` prompt tokens on ``route`` for the server's model
         (on the chat route: the whole templated prompt), each with a unique start. Give the same ``route``
         as the run."""
-        prompts = datasets.fixed_length_prompts(_base_url(server), count, tokens, seed=seed, route=route)
+        prompts = datasets.fixed_length_prompts(_base_url(server), count, tokens, seed=seed, route=route,
+                                                headers=server_headers(server))
         dataset = Dataset(f"fixed-{tokens}-tokens", tuple(prompts), {"seed": seed, "tokens": tokens, "route": route})
         logger.info(dataset.describe())
         return dataset
@@ -386,7 +387,8 @@ def _plan(dataset: Dataset, name: str | None = None, route: str = "/v1/chat/comp
           cold: bool = True, workers: int = 1, ray_address: str | None = None, server: str = "suite",
           timeout_ttft: float = 60.0, timeout_stall: float = 30.0, timeout_total: float = 300.0,
           **request_fields) -> Plan:
-    target = Target(base_url=_base_url(server), route=route, timeout_ttft_s=float(timeout_ttft),
+    target = Target(base_url=_base_url(server), route=route, headers=server_headers(server),
+                    timeout_ttft_s=float(timeout_ttft),
                     timeout_stall_s=float(timeout_stall), timeout_total_s=float(timeout_total))
     name = _safe_name(name or robot_variable("${TEST NAME}") or "load")
     return Plan(name=name, target=target, dataset=dataset, max_tokens=int(max_tokens), cold=_bool(cold),

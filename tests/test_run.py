@@ -86,10 +86,14 @@ def test_other_options_keep_bug_tests_out(passthrough):
     assert has_default_exclude(run.suites_run(passthrough, DESCRIPTION).cmd)
 
 
-@pytest.mark.parametrize("passthrough, kept", [([], ["bug", "wrong_usage", "load"]),
-                                               (["-i", "wrong_usage"], ["bug", "load"]),
-                                               (["--include", "load"], ["bug", "wrong_usage"]),
-                                               (["-ibug", "-iwrong_usage", "-iload"], [])])
+OTHER_SERVERS = ["llama-cpp-python", "deviation"]
+
+
+@pytest.mark.parametrize("passthrough, kept", [([], ["bug", "wrong_usage", "load", *OTHER_SERVERS]),
+                                               (["-i", "wrong_usage"], ["bug", "load", *OTHER_SERVERS]),
+                                               (["--include", "load"], ["bug", "wrong_usage", *OTHER_SERVERS]),
+                                               (["-ibug", "-iwrong_usage", "-iload", "-illama-cpp-python",
+                                                 "-ideviation"], [])])
 def test_each_default_exclude_is_dropped_only_when_its_tag_is_included(passthrough, kept):
     cmd = run.suites_run(passthrough, DESCRIPTION).cmd
     excluded = [value for flag, value in zip(cmd, cmd[1:], strict=False) if flag == "--exclude"]

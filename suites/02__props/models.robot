@@ -5,7 +5,7 @@ Resource            ../../resources/props.resource
 Suite Setup         Start Models Server
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           props
+Test Tags           props    needs:managed
 
 
 *** Test Cases ***

@@ -11,14 +11,23 @@ Test Tags           props
 
 *** Test Cases ***                                      FIELD                                EXPECTED
 Total Slots Equal The Preset's Slots                    total_slots                          ${PRESET.n_slots}
+    [Tags]    needs:managed
 Slot Context Splits The Context Across Slots            default_generation_settings.n_ctx    ${PRESET.n_ctx_per_slot}
+    [Tags]    needs:managed
 Model Path Is The File The Server Was Started On        model_path                           ${MODEL}[path]
+    [Tags]    needs:managed
 Chat Template Is The One Stored In The Model            chat_template                        ${MODEL}[chat_template]
+    [Tags]    needs:managed
 Bos Token Is The Model's Bos                            bos_token                            <s>
+    [Tags]    needs:managed
 Eos Token Is The Model's Eos                            eos_token                            </s>
+    [Tags]    needs:managed
 Slots Endpoint Is On By Default                         endpoint_slots                       ${True}
+    [Tags]    needs:default-routes
 Metrics Endpoint Is Off By Default                      endpoint_metrics                     ${False}
+    [Tags]    needs:default-routes
 Props Endpoint Is Read Only By Default                  endpoint_props                       ${False}
+    [Tags]    needs:default-routes
 
 
 *** Keywords ***

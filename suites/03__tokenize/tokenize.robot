@@ -16,22 +16,26 @@ ${UNICODE}      héllo wörld ✓ 日本
 *** Test Cases ***
 Round Trip Restores The Text With The SentencePiece Space Prefix
     [Documentation]    The vocabulary adds a space prefix (SentencePiece `▁`), which detokenize keeps.
+    [Tags]    needs:tiny
     ${tokens} =    Tokenize    ${TEXT}
     ${restored} =    Detokenize    ${tokens}
     Should Be Equal    ${restored}    ${SPACE}${TEXT}
 
 Round Trip Restores Non Ascii Text Through Byte Tokens
+    [Tags]    needs:tiny
     ${tokens} =    Tokenize    ${UNICODE}
     ${restored} =    Detokenize    ${tokens}
     Should Be Equal    ${restored}    ${SPACE}${UNICODE}
 
 Pieces Concatenate To The Text
+    [Tags]    needs:tiny
     ${tokens} =    Tokenize    ${TEXT}    with_pieces=${True}
     ${ids} =    Tokenize    ${TEXT}
     Token Pieces Should Concatenate To    ${tokens}    ${SPACE}${TEXT}
     Token Ids Should Be    ${tokens}    ${ids}
 
 Pieces That Are Not Valid Utf8 Come Back As Byte Arrays
+    [Tags]    needs:tiny
     ${tokens} =    Tokenize    é    with_pieces=${True}
     ${bytes} =    Evaluate    list("é".encode())
     Json Field Should Be    ${tokens}    0.piece    ${SPACE}
@@ -39,6 +43,7 @@ Pieces That Are Not Valid Utf8 Come Back As Byte Arrays
     Json Field Should Be    ${tokens}    2.piece    ${bytes}[1:2]
 
 Add Special Prepends The Bos Token
+    [Tags]    needs:tiny
     ${meta} =    Model Metadata    tiny
     ${plain} =    Tokenize    ${TEXT}
     ${special} =    Tokenize    ${TEXT}    add_special=${True}
@@ -65,7 +70,7 @@ Token Id Outside The Vocabulary Is Refused As A Client Error
     ...    "Prompt contains invalid tokens" (see `hostile_input.robot`). This build answers /detokenize with
     ...    500 `server_error` and the C++ exception text (`vector::_M_range_check: __n (which is 397) >=
     ...    this->size() (which is 397)`): `tokens_to_str` looks the id up without a check.
-    [Tags]    bug    errors
+    [Tags]    bug    errors    needs:tiny
     ${meta} =    Model Metadata    tiny
     ${resp} =    Request Detokenize    ${{ [1, $meta["n_vocab"]] }}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error

@@ -19,15 +19,15 @@ ${EOS_ID}       2
 
 *** Test Cases ***
 N Predict Limits The Generated Tokens
-    ${out} =    Complete    ${PROMPT}    n_predict=${16}
+    ${out} =    Complete    ${PROMPT}    n_predict=${16}    ignore_eos=${True}
     Json Field Should Be    ${out}    tokens_predicted    ${16}
     Json Field Should Be    ${out}    stop_type    limit
     Json Field Should Be    ${out}    truncated    ${False}
     Json Field Should Be    ${out}    stop    ${True}
 
 Completions Route Answers Like Completion
-    ${native} =    Complete    ${PROMPT}    n_predict=${8}
-    VAR    &{body}    prompt=${PROMPT}    temperature=${0}    n_predict=${8}
+    ${native} =    Complete    ${PROMPT}    n_predict=${8}    ignore_eos=${True}
+    VAR    &{body}    prompt=${PROMPT}    temperature=${0}    n_predict=${8}    ignore_eos=${True}
     ${resp} =    POST On Session    suite    /completions    json=${body}    expected_status=200
     Media Type Should Be    ${resp}    application/json
     Json Field Should Be    ${resp}    content    ${native}[content]
@@ -47,6 +47,7 @@ Timings Agree With Token Counts
     Should Be True    $out["timings"]["predicted_ms"] > 0
 
 Zero Temperature Output Is Identical Across Requests And Slots
+    [Tags]    needs:multi-slot
     ${first} =    Complete    ${PROMPT}    n_predict=${24}    id_slot=${0}    cache_prompt=${False}
     ${second} =    Complete    ${PROMPT}    n_predict=${24}    id_slot=${1}    cache_prompt=${False}
     Should Be Equal    ${first}[content]    ${second}[content]
@@ -62,25 +63,28 @@ Different Seeds Sample Different Output
     Should Not Be Equal    ${first}[content]    ${second}[content]
 
 Stop Word Cuts The Output Before It
-    ${free} =    Complete    ${PROMPT}    n_predict=${32}
+    ${free} =    Complete    ${PROMPT}    n_predict=${32}    ignore_eos=${True}
     ${stop} =    Evaluate    $free["content"][10:13]
-    ${out} =    Complete    ${PROMPT}    n_predict=${32}    stop=${{ [$stop] }}
+    ${out} =    Complete    ${PROMPT}    n_predict=${32}    stop=${{ [$stop] }}    ignore_eos=${True}
     Json Field Should Be    ${out}    content    ${{ $free["content"].split($stop)[0] }}
     Json Field Should Be    ${out}    stop_type    word
     Json Field Should Be    ${out}    stopping_word    ${stop}
 
 Forced Eos Ends Generation Early
+    [Tags]    needs:tiny
     ${out} =    Complete    ${PROMPT}    n_predict=${16}    logit_bias=${{ [[${EOS_ID}, 1000]] }}
     Json Field Should Be    ${out}    stop_type    eos
     Should Be True    $out["tokens_predicted"] < 16
 
 Ignore Eos Runs To N Predict Despite Forced Eos
+    [Tags]    needs:tiny
     ${out} =    Complete    ${PROMPT}    n_predict=${16}    logit_bias=${{ [[${EOS_ID}, 1000]] }}
     ...    ignore_eos=${True}
     Json Field Should Be    ${out}    stop_type    limit
     Json Field Should Be    ${out}    tokens_predicted    ${16}
 
 Unbounded Generation Stops At The End Of The Slot Context
+    [Tags]    needs:tiny
     ${n_ctx} =    Slot Context Size
     ${out} =    Complete    ${PROMPT}    n_predict=${-1}
     Json Field Should Be    ${out}    truncated    ${True}
@@ -88,6 +92,7 @@ Unbounded Generation Stops At The End Of The Slot Context
     Should Be Equal As Integers    ${{ $out["tokens_evaluated"] + $out["tokens_predicted"] }}    ${n_ctx}
 
 Generation Is Cut Where The Slot Context Ends
+    [Tags]    needs:tiny
     ${n_ctx} =    Slot Context Size
     ${prompt} =    Repeated Token Prompt    ${{ $n_ctx - 10 }}
     ${out} =    Complete    ${prompt}    n_predict=${100}
@@ -96,6 +101,7 @@ Generation Is Cut Where The Slot Context Ends
     Json Field Should Be    ${out}    stop_type    limit
 
 Prompt One Token Short Of The Slot Context Generates One Token
+    [Tags]    needs:tiny
     ${n_ctx} =    Slot Context Size
     ${prompt} =    Repeated Token Prompt    ${{ $n_ctx - 1 }}
     ${out} =    Complete    ${prompt}    n_predict=${8}

@@ -8,7 +8,7 @@ Suite Setup         Start Servers With Different Batch Sizes
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
 Test Template       Answers Should Not Depend On The Batch Size
-Test Tags           completion
+Test Tags           completion    needs:managed
 
 
 *** Variables ***

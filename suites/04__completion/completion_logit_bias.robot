@@ -10,7 +10,7 @@ Suite Setup         Start Server For Suite    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
 Test Template       Logit Bias Should Keep The First Token Out
-Test Tags           completion
+Test Tags           completion    needs:tiny
 
 
 *** Variables ***

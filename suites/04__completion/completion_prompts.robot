@@ -20,39 +20,40 @@ ${N}                ${6}
 *** Test Cases ***
 Token Id Prompt Is Evaluated Without Bos
     ${ids} =    Tokenize    ${PROMPT}
-    ${out} =    Complete    ${ids}    n_predict=${N}    cache_prompt=${False}
+    ${out} =    Complete    ${ids}    n_predict=${N}    cache_prompt=${False}    ignore_eos=${True}
     Json Field Should Be    ${out}    tokens_evaluated    ${{ len($ids) }}
     Json Field Should Be    ${out}    tokens_predicted    ${N}
 
 Token Ids With Bos Answer Like The Text Prompt
     ${ids} =    Tokenize    ${PROMPT}    add_special=${True}
-    ${text} =    Complete    ${PROMPT}    n_predict=${N}
-    ${out} =    Complete    ${ids}    n_predict=${N}
+    ${text} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
+    ${out} =    Complete    ${ids}    n_predict=${N}    ignore_eos=${True}
     Json Field Should Be    ${out}    content    ${text}[content]
     Json Field Should Be    ${out}    tokens_evaluated    ${text}[tokens_evaluated]
 
 Text Prompt Is Echoed With Its Bos
     ${ids} =    Tokenize    ${PROMPT}    add_special=${True}
     ${rendered} =    Detokenize    ${ids}
-    ${out} =    Complete    ${PROMPT}    n_predict=${1}
+    ${out} =    Complete    ${PROMPT}    n_predict=${1}    ignore_eos=${True}
     Json Field Should Be    ${out}    prompt    ${rendered}
 
 Mixed Prompt Of Ids And Text Is One Prompt Of Their Tokens
     ${ids} =    Tokenize    ${PROMPT}    add_special=${True}
     ${tail} =    Tokenize    ${OTHER}
-    ${joined} =    Complete    ${{ $ids + $tail }}    n_predict=${N}
-    ${out} =    Complete    ${{ $ids + [$OTHER] }}    n_predict=${N}
+    ${joined} =    Complete    ${{ $ids + $tail }}    n_predict=${N}    ignore_eos=${True}
+    ${out} =    Complete    ${{ $ids + [$OTHER] }}    n_predict=${N}    ignore_eos=${True}
     Json Field Should Be    ${out}    content    ${joined}[content]
     Json Field Should Be    ${out}    tokens_evaluated    ${{ len($ids) + len($tail) }}
 
 Json Object Prompt Answers Like The Plain String
-    ${plain} =    Complete    ${PROMPT}    n_predict=${N}
-    ${out} =    Complete    ${{ {"prompt_string": $PROMPT} }}    n_predict=${N}
+    ${plain} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
+    ${out} =    Complete    ${{ {"prompt_string": $PROMPT} }}    n_predict=${N}    ignore_eos=${True}
     Json Field Should Be    ${out}    content    ${plain}[content]
     Json Field Should Be    ${out}    index    ${0}
 
 Empty Text Prompt Evaluates Only The Bos Token
-    ${out} =    Complete    ${EMPTY}    n_predict=${N}    cache_prompt=${False}
+    [Tags]    needs:tiny
+    ${out} =    Complete    ${EMPTY}    n_predict=${N}    cache_prompt=${False}    ignore_eos=${True}
     Json Field Should Be    ${out}    tokens_evaluated    ${1}
     Json Field Should Be    ${out}    tokens_predicted    ${N}
 
@@ -62,7 +63,7 @@ Empty Token List In A Prompt Array Gets An Empty Answer
     ...    send empty response". Nothing is evaluated or generated, whatever `n_predict` says, and `stop_type`
     ...    stays `none` because generation never started. Only `prompt: []` (no prompt at all) is refused, with
     ...    400 `"prompt" must not be empty`.
-    ${out} =    Complete    ${{ [[]] }}    n_predict=${N}
+    ${out} =    Complete    ${{ [[]] }}    n_predict=${N}    ignore_eos=${True}
     Json Field Should Be    ${out}    content    ${EMPTY}
     Json Field Should Be    ${out}    tokens_evaluated    ${0}
     Json Field Should Be    ${out}    tokens_predicted    ${0}
@@ -70,117 +71,127 @@ Empty Token List In A Prompt Array Gets An Empty Answer
     Json Field Should Be    ${out}    generation_settings.n_predict    ${N}
 
 Several Prompts Give One Result Each In Prompt Order
-    ${first} =    Complete    ${PROMPT}    n_predict=${N}
-    ${second} =    Complete    ${OTHER}    n_predict=${N}
-    ${results} =    Complete    ${{ [$PROMPT, $OTHER] }}    n_predict=${N}
+    [Tags]    needs:tiny
+    ${first} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
+    ${second} =    Complete    ${OTHER}    n_predict=${N}    ignore_eos=${True}
+    ${results} =    Complete    ${{ [$PROMPT, $OTHER] }}    n_predict=${N}    ignore_eos=${True}
     Results Should Be Indexed In Order    ${results}
     ${contents} =    Field Of Each    ${results}    content
     Should Be Equal    ${contents}    ${{ [$first["content"], $second["content"]] }}
 
 A Text Prompt And A Token Prompt Can Share One Request
     ${ids} =    Tokenize    ${OTHER}    add_special=${True}
-    ${results} =    Complete    ${{ [$PROMPT, $ids] }}    n_predict=${N}
+    ${results} =    Complete    ${{ [$PROMPT, $ids] }}    n_predict=${N}    ignore_eos=${True}
     Results Should Be Indexed In Order    ${results}
     ${evaluated} =    Field Of Each    ${results}    tokens_evaluated
     ${text_ids} =    Tokenize    ${PROMPT}    add_special=${True}
     Should Be Equal    ${evaluated}    ${{ [len($text_ids), len($ids)] }}
 
 N Cmpl Gives That Many Identical Results At Temperature Zero
-    ${single} =    Complete    ${PROMPT}    n_predict=${N}
-    ${results} =    Complete    ${PROMPT}    n_predict=${N}    n_cmpl=${2}
+    ${single} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
+    ${results} =    Complete    ${PROMPT}    n_predict=${N}    n_cmpl=${2}    ignore_eos=${True}
     Results Should Be Indexed In Order    ${results}
     ${contents} =    Field Of Each    ${results}    content
     Should Be Equal    ${contents}    ${{ [$single["content"]] * 2 }}
 
 N Is An Alias Of N Cmpl
-    ${results} =    Complete    ${PROMPT}    n_predict=${N}    n=${2}
+    ${results} =    Complete    ${PROMPT}    n_predict=${N}    n=${2}    ignore_eos=${True}
     Results Should Be Indexed In Order    ${results}
     Length Should Be    ${results}    2
 
 N Cmpl Copies Run On Distinct Slots
-    ${results} =    Complete    ${PROMPT}    n_predict=${N}    n_cmpl=${2}
+    [Tags]    needs:managed
+    ${results} =    Complete    ${PROMPT}    n_predict=${N}    n_cmpl=${2}    ignore_eos=${True}
     ${slots} =    Field Of Each    ${results}    id_slot
     Should Be Equal    ${{ sorted($slots) }}    ${{ [0, 1] }}
 
 Several Prompts With N Cmpl Give Every Prompt N Times
-    ${first} =    Complete    ${PROMPT}    n_predict=${N}
-    ${second} =    Complete    ${OTHER}    n_predict=${N}
-    ${results} =    Complete    ${{ [$PROMPT, $OTHER] }}    n_predict=${N}    n_cmpl=${2}
+    [Tags]    needs:tiny
+    ${first} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
+    ${second} =    Complete    ${OTHER}    n_predict=${N}    ignore_eos=${True}
+    ${results} =    Complete    ${{ [$PROMPT, $OTHER] }}    n_predict=${N}    n_cmpl=${2}    ignore_eos=${True}
     Results Should Be Indexed In Order    ${results}
     ${contents} =    Field Of Each    ${results}    content
     Should Be Equal    ${contents}    ${{ [$first["content"]] * 2 + [$second["content"]] * 2 }}
 
 Requested Slot Serves The Request And Is Reported
-    ${on_zero} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${0}
-    ${on_one} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${1}
+    [Tags]    needs:multi-slot
+    ${on_zero} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${0}    ignore_eos=${True}
+    ${on_one} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${1}    ignore_eos=${True}
     Json Field Should Be    ${on_zero}    id_slot    ${0}
     Json Field Should Be    ${on_one}    id_slot    ${1}
 
 Slot Id Beyond The Slot Count Wraps Around
     [Documentation]    `id_slot` is taken modulo the slot count: 5 on two slots runs on slot 1, 4 on slot 0.
-    ${five} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${5}
-    ${four} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${4}
+    [Tags]    needs:managed
+    ${five} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${5}    ignore_eos=${True}
+    ${four} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${4}    ignore_eos=${True}
     Json Field Should Be    ${five}    id_slot    ${1}
     Json Field Should Be    ${four}    id_slot    ${0}
 
 Slot Id Below Minus One Or Not A Number Falls Back To Any Slot
-    ${negative} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${-5}
-    ${text} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=x
+    [Tags]    needs:managed
+    ${negative} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${-5}    ignore_eos=${True}
+    ${text} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=x    ignore_eos=${True}
     Should Contain    ${{ [0, 1] }}    ${negative}[id_slot]
     Should Contain    ${{ [0, 1] }}    ${text}[id_slot]
 
 Repeated Prompt Reuses All But Its Last Token From The Cache
-    ${first} =    Complete    one two three    n_predict=${N}    id_slot=${0}
-    ${again} =    Complete    one two three    n_predict=${N}    id_slot=${0}
+    ${first} =    Complete    one two three    n_predict=${N}    id_slot=${0}    ignore_eos=${True}
+    ${again} =    Complete    one two three    n_predict=${N}    id_slot=${0}    ignore_eos=${True}
     Json Field Should Be    ${again}    tokens_evaluated    ${first}[tokens_evaluated]
     Json Field Should Be    ${again}    timings.cache_n    ${{ $first["tokens_evaluated"] - 1 }}
     Json Field Should Be    ${again}    timings.prompt_n    ${1}
 
 Cache Prompt False Evaluates The Whole Prompt Again
-    Complete    four five six    n_predict=${N}    id_slot=${1}
+    Complete    four five six    n_predict=${N}    id_slot=${1}    ignore_eos=${True}
     ${again} =    Complete    four five six    n_predict=${N}    id_slot=${1}    cache_prompt=${False}
+    ...    ignore_eos=${True}
     Json Field Should Be    ${again}    timings.cache_n    ${0}
     Json Field Should Be    ${again}    timings.prompt_n    ${again}[tokens_evaluated]
 
 Longer Prompt Reuses The Cached Prefix
+    [Tags]    needs:tiny
     ${short} =    Tokenize    seven eight    add_special=${True}
     ${long} =    Tokenize    seven eight nine ten    add_special=${True}
-    Complete    seven eight    n_predict=${N}    id_slot=${0}
-    ${out} =    Complete    seven eight nine ten    n_predict=${N}    id_slot=${0}
+    Complete    seven eight    n_predict=${N}    id_slot=${0}    ignore_eos=${True}
+    ${out} =    Complete    seven eight nine ten    n_predict=${N}    id_slot=${0}    ignore_eos=${True}
     Json Field Should Be    ${out}    timings.cache_n    ${{ len(os.path.commonprefix([$short, $long])) }}
     Json Field Should Be    ${out}    timings.prompt_n    ${{ $out["tokens_evaluated"] - $out["timings"]["cache_n"] }}
 
 Tokens Cached Counts The Prompt And All But The Last Generated Token
     [Documentation]    The last sampled token is returned but never decoded, so the slot's cache holds the prompt
     ...    and every generated token but that one.
-    ${out} =    Complete    ${PROMPT}    n_predict=${N}
+    ${out} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
     Json Field Should Be    ${out}    tokens_predicted    ${N}
     Json Field Should Be    ${out}    tokens_cached    ${{ $out["tokens_evaluated"] + $N - 1 }}
 
 Response Fields Keep Only The Named Fields
     ${out} =    Complete    ${PROMPT}    n_predict=${N}    response_fields=${{ ["content", "tokens_predicted"] }}
+    ...    ignore_eos=${True}
     Should Be Equal    ${{ sorted($out) }}    ${{ ["content", "tokens_predicted"] }}
     Json Field Should Be    ${out}    tokens_predicted    ${N}
 
 Response Fields Reach Nested Fields Under Their Path
     ${out} =    Complete    ${PROMPT}    n_predict=${N}
-    ...    response_fields=${{ ["generation_settings/n_predict", "timings/predicted_n"] }}
+    ...    response_fields=${{ ["generation_settings/n_predict", "timings/predicted_n"] }}    ignore_eos=${True}
     Length Should Be    ${out}    2
     Json Field Should Be    ${out}    generation_settings/n_predict    ${N}
     Json Field Should Be    ${out}    timings/predicted_n    ${N}
 
 Unknown Response Field Is Left Out
     ${out} =    Complete    ${PROMPT}    n_predict=${N}    response_fields=${{ ["content", "no_such_field"] }}
+    ...    ignore_eos=${True}
     Should Be Equal    ${{ list($out) }}    ${{ ["content"] }}
     Json Field Should Be Of Type    ${out}    content    str
 
 Return Tokens Lists The Ids Of The Generated Text
-    ${out} =    Complete    ${PROMPT}    n_predict=${N}    return_tokens=${True}
+    ${out} =    Complete    ${PROMPT}    n_predict=${N}    return_tokens=${True}    ignore_eos=${True}
     Length Should Be    ${out}[tokens]    ${N}
     ${text} =    Detokenize    ${out}[tokens]
     Should Be Equal    ${text}    ${out}[content]
 
 Tokens Stay Empty Without Return Tokens
-    ${out} =    Complete    ${PROMPT}    n_predict=${N}
+    ${out} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
     Json Field Should Be    ${out}    tokens_predicted    ${N}
     Json Field Should Be    ${out}    tokens    ${{ [] }}

@@ -24,25 +24,25 @@ ${YES_OR_NO}        root ::= "yes" | "no"
 
 *** Test Cases ***
 N Probs Lists That Many Alternatives For Every Generated Token
-    ${out} =    Complete    ${PROMPT}    n_predict=${6}    n_probs=${3}    return_tokens=${True}
+    ${out} =    Complete    ${PROMPT}    n_predict=${6}    n_probs=${3}    return_tokens=${True}    ignore_eos=${True}
     Length Should Be    ${out}[completion_probabilities]    6
     Token Probabilities Should Be Well Formed    ${out}[completion_probabilities]    logprob    ${3}
     ...    tokens=${out}[tokens]
     Json Field Should Be    ${out}    generation_settings.n_probs    ${3}
 
 Greedy Decoding Picks The Most Likely Alternative Every Time
-    ${out} =    Complete    ${PROMPT}    n_predict=${8}    n_probs=${2}
+    ${out} =    Complete    ${PROMPT}    n_predict=${8}    n_probs=${2}    ignore_eos=${True}
     Length Should Be    ${out}[completion_probabilities]    8
     Each Chosen Token Should Lead Its Alternatives    ${out}[completion_probabilities]    logprob
 
 Probability Bytes Reassemble The Generated Content
-    ${out} =    Complete    ${PROMPT}    n_predict=${16}    n_probs=${1}
+    ${out} =    Complete    ${PROMPT}    n_predict=${16}    n_probs=${1}    ignore_eos=${True}
     Length Should Be    ${out}[completion_probabilities]    16
     Probability Bytes Should Spell    ${out}[completion_probabilities]    ${out}[content]
 
 Post Sampling Probabilities Lie Between Zero And One And Are Sorted
     ${out} =    Complete    ${PROMPT}    n_predict=${6}    n_probs=${5}    post_sampling_probs=${True}
-    ...    temperature=${1.0}    seed=${5}    return_tokens=${True}
+    ...    temperature=${1.0}    seed=${5}    return_tokens=${True}    ignore_eos=${True}
     Token Probabilities Should Be Well Formed    ${out}[completion_probabilities]    prob    ${NONE}
     ...    tokens=${out}[tokens]
     Alternatives Should Sum To At Most One    ${out}[completion_probabilities]
@@ -50,17 +50,18 @@ Post Sampling Probabilities Lie Between Zero And One And Are Sorted
 Post Sampling Probabilities At Temperature Zero Give The Chosen Token Certainty
     [Documentation]    Greedy sampling keeps one candidate, so the only alternative is the chosen token, p = 1.
     ${out} =    Complete    ${PROMPT}    n_predict=${3}    n_probs=${4}    post_sampling_probs=${True}
+    ...    ignore_eos=${True}
     Token Probabilities Should Be Well Formed    ${out}[completion_probabilities]    prob    ${1}
     Json Field Should Be    ${out}    completion_probabilities.0.prob    ${1.0}
     Json Field Should Be    ${out}    completion_probabilities.2.top_probs.0.prob    ${1.0}
 
 N Probs Beyond The Vocabulary Lists The Whole Vocabulary
     ${models} =    Get Models
-    ${out} =    Complete    ${PROMPT}    n_predict=${1}    n_probs=${100000}
+    ${out} =    Complete    ${PROMPT}    n_predict=${1}    n_probs=${100000}    ignore_eos=${True}
     Length Should Be    ${out}[completion_probabilities][0][top_logprobs]    ${models.json()}[data][0][meta][n_vocab]
 
 No Probabilities Without N Probs
-    ${out} =    Complete    ${PROMPT}    n_predict=${4}
+    ${out} =    Complete    ${PROMPT}    n_predict=${4}    ignore_eos=${True}
     Should Not Contain    ${out}    completion_probabilities
     Json Field Should Be    ${out}    generation_settings.n_probs    ${0}
 
@@ -87,29 +88,29 @@ Grammar Wins Over Json Schema
 Lazy Grammar Without Triggers Is Accepted And Not Applied
     [Documentation]    Older builds answer 400 `no triggers set for lazy grammar`; this one accepts the request and
     ...    generates as if there were no grammar.
-    [Tags]    build-specific
-    ${free} =    Complete    ${PROMPT}    n_predict=${8}
+    [Tags]    build-specific    builds:9905-
+    ${free} =    Complete    ${PROMPT}    n_predict=${8}    ignore_eos=${True}
     ${out} =    Complete    ${PROMPT}    n_predict=${8}    grammar=root ::= "yes"    grammar_lazy=${True}
     Json Field Should Be    ${out}    content    ${free}[content]
     Json Field Should Be    ${out}    generation_settings.grammar_lazy    ${True}
 
 Large Positive Bias Makes One Token Win Every Step
-    ${first} =    Complete    ${PROMPT}    n_predict=${1}    n_probs=${2}
+    ${first} =    Complete    ${PROMPT}    n_predict=${1}    n_probs=${2}    ignore_eos=${True}
     VAR    ${runner_up}    ${first}[completion_probabilities][0][top_logprobs][1][id]
     ${tokens} =    Generated Tokens    ${PROMPT}    n_predict=${8}    logit_bias=${{ [[$runner_up, 100]] }}
     Should Be Equal    ${tokens}    ${{ [$runner_up] * 8 }}
 
 Bias For A Token Outside The Vocabulary Is Ignored
-    ${free} =    Complete    ${PROMPT}    n_predict=${8}
+    ${free} =    Complete    ${PROMPT}    n_predict=${8}    ignore_eos=${True}
     ${out} =    Complete    ${PROMPT}    n_predict=${8}    logit_bias=${{ {"999999": False} }}
     Json Field Should Be    ${out}    content    ${free}[content]
     Json Field Should Be    ${out}    generation_settings.logit_bias    ${{ [] }}
 
 Fixed Seed Repeats Sampled Output On Another Slot
     ${first} =    Complete    ${PROMPT}    n_predict=${24}    temperature=${1.0}    seed=${11}    id_slot=${0}
-    ...    cache_prompt=${False}
+    ...    cache_prompt=${False}    ignore_eos=${True}
     ${second} =    Complete    ${PROMPT}    n_predict=${24}    temperature=${1.0}    seed=${11}    id_slot=${1}
-    ...    cache_prompt=${False}
+    ...    cache_prompt=${False}    ignore_eos=${True}
     Json Field Should Be    ${second}    content    ${first}[content]
     Json Field Should Be    ${second}    id_slot    ${1}
     Json Field Should Be    ${second}    generation_settings.seed    ${11}

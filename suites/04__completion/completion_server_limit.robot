@@ -37,7 +37,7 @@ Smaller Request Limit Wins Over The Server Limit
 Larger Request Limit Wins Over The Server Limit
     [Documentation]    Older builds cap the request at `--n-predict` (and echo the minimum); this build lets the
     ...    request's own limit take priority and only falls back to the flag when the request has none.
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     ${out} =    Complete    ${PROMPT}    n_predict=${20}
     Json Field Should Be    ${out}    tokens_predicted    ${20}
     Json Field Should Be    ${out}    generation_settings.n_predict    ${20}

@@ -29,6 +29,6 @@ Out Of Range Value Should Be Clamped
     [Documentation]    Sends `field` = `sent` and checks 200 and that `generation_settings` reports `used`.
     [Arguments]    ${field}    ${sent}    ${used}
     VAR    &{fields}    ${field}=${sent}
-    ${out} =    Complete    x    n_predict=${1}    &{fields}
+    ${out} =    Complete    x    n_predict=${1}    &{fields}    ignore_eos=${True}
     Json Field Should Be    ${out}    generation_settings.${field}    ${used}
     Json Field Should Be    ${out}    tokens_predicted    ${1}

@@ -15,35 +15,35 @@ ${PROMPT}       the llama server
 
 *** Test Cases ***
 Stream Uses The Event Stream Content Type
-    ${result} =    Stream Completion    ${PROMPT}    n_predict=${4}
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${4}    ignore_eos=${True}
     Stream Content Type Should Be    ${result}    text/event-stream
     Stream Should Have No Error    ${result}
 
 Native Stream Has No Done Marker
-    ${result} =    Stream Completion    ${PROMPT}    n_predict=${4}
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${4}    ignore_eos=${True}
     Stream Should Have No Done Marker    ${result}
 
 Final Chunk Carries Stop Type And Timings
-    ${result} =    Stream Completion    ${PROMPT}    n_predict=${8}
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${8}    ignore_eos=${True}
     Final Chunk Should Report    ${result}    stop_type=limit    tokens_predicted=${8}
     ${events} =    Stream Json Events    ${result}
     Json Fields Should Exist    ${events}[-1]    timings    predicted_n    predicted_ms    prompt_n
 
 Every Partial Chunk Carries One Token And Stop False
-    ${result} =    Stream Completion    ${PROMPT}    n_predict=${8}
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${8}    ignore_eos=${True}
     Every Partial Chunk Should Carry One Token    ${result}
     Final Chunk Should Report    ${result}    tokens_predicted=${8}
 
 Streamed Text Equals Non Streamed Text
-    ${plain} =    Complete    ${PROMPT}    n_predict=${32}
-    ${result} =    Stream Completion    ${PROMPT}    n_predict=${32}
+    ${plain} =    Complete    ${PROMPT}    n_predict=${32}    ignore_eos=${True}
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${32}    ignore_eos=${True}
     Streamed Text Should Be    ${result}    ${plain}[content]
 
 Streamed Text Equals Non Streamed Text With A Stop Word
-    ${free} =    Complete    ${PROMPT}    n_predict=${32}
+    ${free} =    Complete    ${PROMPT}    n_predict=${32}    ignore_eos=${True}
     VAR    ${stop}    ${free}[content][12:14]
-    ${plain} =    Complete    ${PROMPT}    n_predict=${32}    stop=${{ [$stop] }}
-    ${result} =    Stream Completion    ${PROMPT}    n_predict=${32}    stop=${{ [$stop] }}
+    ${plain} =    Complete    ${PROMPT}    n_predict=${32}    stop=${{ [$stop] }}    ignore_eos=${True}
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${32}    stop=${{ [$stop] }}    ignore_eos=${True}
     Streamed Text Should Be    ${result}    ${plain}[content]
 
 Two Streams On Two Slots Give The Same Text
@@ -56,9 +56,10 @@ Two Streams On Two Slots Give The Same Text
     Streamed Text Should Be    ${results}[1]    ${results[0].text}
 
 Streamed Generation Is Cut Where The Slot Context Ends
+    [Tags]    needs:tiny
     ${n_ctx} =    Slot Context Size
     ${prompt} =    Repeated Token Prompt    ${{ $n_ctx - 10 }}
-    ${result} =    Stream Completion    ${prompt}    n_predict=${100}
+    ${result} =    Stream Completion    ${prompt}    n_predict=${100}    ignore_eos=${True}
     Every Partial Chunk Should Carry One Token    ${result}
     Final Chunk Should Report    ${result}    tokens_predicted=10    truncated=true    stop_type=limit
 

@@ -17,14 +17,15 @@ ${N}                ${6}
 
 *** Test Cases ***
 Timings Per Token Put Running Timings On Every Chunk
-    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    timings_per_token=${True}
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    timings_per_token=${True}    ignore_eos=${True}
     Every Partial Chunk Should Carry One Token    ${result}
     Every Chunk Timing Should Count Its Tokens    ${result}
     Final Chunk Should Report    ${result}    tokens_predicted=${N}
 
 Return Progress Reports The Prompt Before The First Token
-    ${plain} =    Complete    ${PROMPT}    n_predict=${N}
+    ${plain} =    Complete    ${PROMPT}    n_predict=${N}    cache_prompt=${False}    ignore_eos=${True}
     ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    return_progress=${True}    cache_prompt=${False}
+    ...    ignore_eos=${True}
     Progress Should Come Before The Text    ${result}
     Progress Should Rise To The Prompt Size    ${result}    ${plain}[tokens_evaluated]
     Streamed Text Should Be    ${result}    ${plain}[content]
@@ -36,7 +37,7 @@ Progress Chunks Carry No Token
     ...    any token is sampled and its `content` is empty, yet it carries `tokens: [0]`, a token id that was
     ...    never generated (id 0 is `<unk>`): `send_partial_response(slot, {}, true)` fills a default token.
     [Tags]    bug
-    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    return_progress=${True}
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    return_progress=${True}    ignore_eos=${True}
     ${progress} =    Progress Chunks    ${result}
     Should Not Be Empty    ${progress}
     ${tokens} =    Field Of Each    ${progress}    tokens
@@ -47,21 +48,21 @@ Only The Final Streamed Chunk Names The Slot
     ...    the end: the server's README says "In streaming mode (`stream`), only `content`, `tokens` and `stop`
     ...    will be returned until end of completion". This build puts the placeholder `id_slot: -1` in every
     ...    partial chunk, even when the request names the slot, and the slot in the final chunk only.
-    [Tags]    build-specific
-    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    id_slot=${1}
+    [Tags]    build-specific    builds:9905-
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    id_slot=${1}    ignore_eos=${True}
     ${events} =    Stream Json Events    ${result}
     ${slots} =    Field Of Each    ${events}    id_slot
     Should Be Equal    ${slots}    ${{ [-1] * $N + [1] }}
 
 Final Streamed Chunk Names The Requested Slot
-    ${on_zero} =    Stream Completion    ${PROMPT}    n_predict=${N}    id_slot=${0}
-    ${on_one} =    Stream Completion    ${PROMPT}    n_predict=${N}    id_slot=${1}
+    ${on_zero} =    Stream Completion    ${PROMPT}    n_predict=${N}    id_slot=${0}    ignore_eos=${True}
+    ${on_one} =    Stream Completion    ${PROMPT}    n_predict=${N}    id_slot=${1}    ignore_eos=${True}
     Final Chunk Should Report    ${on_zero}    id_slot=${0}    tokens_predicted=${N}
     Final Chunk Should Report    ${on_one}    id_slot=${1}    tokens_predicted=${N}
 
 Streamed Probabilities Come With Each Token
-    ${plain} =    Complete    ${PROMPT}    n_predict=${N}    n_probs=${2}
-    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    n_probs=${2}
+    ${plain} =    Complete    ${PROMPT}    n_predict=${N}    n_probs=${2}    ignore_eos=${True}
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    n_probs=${2}    ignore_eos=${True}
     ${streamed} =    Streamed Probabilities    ${result}
     Token Probabilities Should Be Well Formed    ${streamed}    logprob    ${2}
     ${streamed_ids} =    Field Of Each    ${streamed}    id
@@ -69,16 +70,17 @@ Streamed Probabilities Come With Each Token
     Should Be Equal    ${streamed_ids}    ${plain_ids}
 
 Streamed N Cmpl Gives Each Copy Its Text And Its Own Final Chunk
-    ${single} =    Complete    ${PROMPT}    n_predict=${N}
-    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    n_cmpl=${2}
+    ${single} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    n_cmpl=${2}    ignore_eos=${True}
     Each Index Should Have One Final Chunk    ${result}    2
     Streamed Text Of Index Should Be    ${result}    0    ${single}[content]
     Streamed Text Of Index Should Be    ${result}    1    ${single}[content]
 
 Streamed Prompts Keep Their Order In The Index
-    ${first} =    Complete    ${PROMPT}    n_predict=${N}
-    ${second} =    Complete    ${OTHER}    n_predict=${N}
-    ${result} =    Stream Completion    ${{ [$PROMPT, $OTHER] }}    n_predict=${N}
+    [Tags]    needs:tiny
+    ${first} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
+    ${second} =    Complete    ${OTHER}    n_predict=${N}    ignore_eos=${True}
+    ${result} =    Stream Completion    ${{ [$PROMPT, $OTHER] }}    n_predict=${N}    ignore_eos=${True}
     Each Index Should Have One Final Chunk    ${result}    2
     Streamed Text Of Index Should Be    ${result}    0    ${first}[content]
     Streamed Text Of Index Should Be    ${result}    1    ${second}[content]
@@ -90,13 +92,14 @@ Stream Of Several Prompts Sends Only Json Objects
     ...    first chunk, on /completion and /v1/completions alike (the begin marker's `to_json` is null and only
     ...    the first result is special-cased); a stream of one prompt, even with `n_cmpl`, does not.
     [Tags]    bug
-    ${result} =    Stream Completion    ${{ [$PROMPT, $OTHER] }}    n_predict=${2}
+    ${result} =    Stream Completion    ${{ [$PROMPT, $OTHER] }}    n_predict=${2}    ignore_eos=${True}
     ${events} =    Stream Json Events    ${result}
     Length Should Be    ${events}    6
 
 Response Fields Shape Only The Final Chunk Of A Stream
     [Documentation]    Partial chunks keep their usual fields; the final chunk holds only the named ones.
     ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    response_fields=${{ ["tokens_predicted"] }}
+    ...    ignore_eos=${True}
     Every Partial Chunk Should Carry One Token    ${result}
     ${events} =    Stream Json Events    ${result}
     Should Be Equal    ${events}[-1]    ${{ {"tokens_predicted": $N} }}

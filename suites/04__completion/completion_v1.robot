@@ -19,7 +19,7 @@ ${N}                ${8}
 
 *** Test Cases ***
 Text Completion Has The OpenAI Object Shape
-    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    ignore_eos=${True}
     Json Fields Should Exist    ${out}    ${EMPTY}    id    object    created    model    system_fingerprint    choices
     ...    usage
     Json Field Should Be    ${out}    object    text_completion
@@ -33,56 +33,58 @@ Text Completion Has The OpenAI Object Shape
 Model And Fingerprint Name The Served Model And Build
     ${models} =    Get Models
     ${props} =    Get Props
-    ${out} =    Complete V1    ${PROMPT}    max_tokens=${1}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${1}    ignore_eos=${True}
     Json Field Should Be    ${out}    model    ${models.json()}[data][0][id]
     Json Field Should Be    ${out}    system_fingerprint    ${props.json()}[build_info]
 
 Max Tokens Sets The Completion Tokens And Finishes With Length
     ${tokens} =    Tokenize    ${PROMPT}    add_special=${True}
-    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    ignore_eos=${True}
     Json Field Should Be    ${out}    choices.0.finish_reason    length
     Json Field Should Be    ${out}    usage.completion_tokens    ${N}
     Json Field Should Be    ${out}    usage.prompt_tokens    ${{ len($tokens) }}
     Json Field Should Be    ${out}    usage.total_tokens    ${{ len($tokens) + $N }}
 
 Text Equals The Native Completion Text
-    ${native} =    Complete    ${PROMPT}    n_predict=${N}
-    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}
+    ${native} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    ignore_eos=${True}
     Json Field Should Be    ${out}    choices.0.text    ${native}[content]
 
 Forced Eos Finishes With Stop
+    [Tags]    needs:tiny
     ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    logit_bias=${{ {$EOS_ID: 100} }}
     Json Field Should Be    ${out}    choices.0.finish_reason    stop
     Should Be True    $out["usage"]["completion_tokens"] < $N
 
 Stop String Finishes With Stop And Cuts The Text Before It
-    ${free} =    Complete V1    ${PROMPT}    max_tokens=${32}
+    ${free} =    Complete V1    ${PROMPT}    max_tokens=${32}    ignore_eos=${True}
     VAR    ${stop}    ${free}[choices][0][text][10:13]
-    ${out} =    Complete V1    ${PROMPT}    max_tokens=${32}    stop=${stop}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${32}    stop=${stop}    ignore_eos=${True}
     Json Field Should Be    ${out}    choices.0.text    ${{ $free["choices"][0]["text"].split($stop)[0] }}
     Json Field Should Be    ${out}    choices.0.finish_reason    stop
 
 Logprobs Gives That Many Alternatives For Every Token
     [Documentation]    This build answers in the chat shape (`logprobs.content[]` with `top_logprobs`), not the
     ...    legacy completions shape (`tokens`, `token_logprobs`, `top_logprobs`, `text_offset`).
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     ${native} =    Generated Tokens    ${PROMPT}    n_predict=${N}
-    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    logprobs=${3}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    logprobs=${3}    ignore_eos=${True}
     Length Should Be    ${out}[choices][0][logprobs][content]    ${N}
     Token Probabilities Should Be Well Formed    ${out}[choices][0][logprobs][content]    logprob    ${3}
     ...    tokens=${native}
 
 N Gives That Many Choices With Their Indexes
-    ${native} =    Complete    ${PROMPT}    n_predict=${N}
-    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    n=${2}
+    ${native} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    n=${2}    ignore_eos=${True}
     Results Should Be Indexed In Order    ${out}[choices]
     ${texts} =    Field Of Each    ${out}[choices]    text
     Should Be Equal    ${texts}    ${{ [$native["content"]] * 2 }}
 
 Several Prompts Give One Choice Each In Prompt Order
-    ${first} =    Complete    ${PROMPT}    n_predict=${N}
-    ${second} =    Complete    ${OTHER}    n_predict=${N}
-    ${out} =    Complete V1    ${{ [$PROMPT, $OTHER] }}    max_tokens=${N}
+    [Tags]    needs:tiny
+    ${first} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
+    ${second} =    Complete    ${OTHER}    n_predict=${N}    ignore_eos=${True}
+    ${out} =    Complete V1    ${{ [$PROMPT, $OTHER] }}    max_tokens=${N}    ignore_eos=${True}
     Results Should Be Indexed In Order    ${out}[choices]
     ${texts} =    Field Of Each    ${out}[choices]    text
     Should Be Equal    ${texts}    ${{ [$first["content"], $second["content"]] }}
@@ -94,20 +96,20 @@ Usage Counts The Tokens Of Every Choice
     ...    one choice only (and `prompt_tokens` one prompt): `handle_completions_impl` keeps the usage of the
     ...    first result. Upstream: llama.cpp#27318 (open pull request).
     [Tags]    bug
-    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    n=${2}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    n=${2}    ignore_eos=${True}
     Json Field Should Be    ${out}    usage.completion_tokens    ${{ 2 * $N }}
     Json Field Should Be    ${out}    usage.total_tokens    ${{ $out["usage"]["prompt_tokens"] + 2 * $N }}
 
 Repeated Prompt Reports Its Cached Tokens
-    Complete V1    one two three    max_tokens=${N}    id_slot=${0}
-    ${out} =    Complete V1    one two three    max_tokens=${N}    id_slot=${0}
+    Complete V1    one two three    max_tokens=${N}    id_slot=${0}    ignore_eos=${True}
+    ${out} =    Complete V1    one two three    max_tokens=${N}    id_slot=${0}    ignore_eos=${True}
     VAR    ${cached}    ${out}[usage][prompt_tokens_details][cached_tokens]
     Should Be Equal As Integers    ${cached}    ${{ $out["usage"]["prompt_tokens"] - 1 }}
     Json Field Should Be    ${out}    timings.cache_n    ${cached}
 
 Fixed Seed Repeats Sampled Text
-    ${first} =    Complete V1    ${PROMPT}    max_tokens=${24}    temperature=${1.0}    seed=${3}
-    ${second} =    Complete V1    ${PROMPT}    max_tokens=${24}    temperature=${1.0}    seed=${3}
+    ${first} =    Complete V1    ${PROMPT}    max_tokens=${24}    temperature=${1.0}    seed=${3}    ignore_eos=${True}
+    ${second} =    Complete V1    ${PROMPT}    max_tokens=${24}    temperature=${1.0}    seed=${3}    ignore_eos=${True}
     Json Field Should Be    ${second}    choices.0.text    ${first}[choices][0][text]
 
 Logit Bias Map Keeps The First Token Out
@@ -118,7 +120,7 @@ Logit Bias Map Keeps The First Token Out
     Length Should Be    ${tokens}    ${N}
 
 N Predict Takes Precedence Over Max Tokens
-    ${out} =    Complete    ${PROMPT}    max_tokens=${5}    n_predict=${3}
-    ${alias} =    Complete    ${PROMPT}    max_tokens=${5}
+    ${out} =    Complete    ${PROMPT}    max_tokens=${5}    n_predict=${3}    ignore_eos=${True}
+    ${alias} =    Complete    ${PROMPT}    max_tokens=${5}    ignore_eos=${True}
     Json Field Should Be    ${out}    tokens_predicted    ${3}
     Json Field Should Be    ${alias}    tokens_predicted    ${5}

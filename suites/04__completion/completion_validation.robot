@@ -25,9 +25,13 @@ Negative Dry Allowed Length                     /completion        ${{ {"prompt"
 Sse Ping Interval Below Minus One               /completion        ${{ {"prompt": "x", "sse_ping_interval": -2} }}              400       invalid_request_error    Field 'sse_ping_interval': Value must be between -1 <= value <= 2147483647, but got -2
 Negative N Indent                               /completion        ${{ {"prompt": "x", "n_indent": -1} }}                       400       invalid_request_error    Field 'n_indent': Value must be between 0 <= value <= 2147483647, but got -1
 Zero N Cmpl                                     /completion        ${{ {"prompt": "x", "n_cmpl": 0} }}                          400       invalid_request_error    Field 'n_cmpl': Value must be between 1 <= value <= 2, but got 0
+    [Tags]    needs:managed
 N Cmpl Above The Slot Count                     /completion        ${{ {"prompt": "x", "n_cmpl": 3} }}                          400       invalid_request_error    Field 'n_cmpl': Value must be between 1 <= value <= 2, but got 3
+    [Tags]    needs:managed
 N Above The Slot Count                          /completion        ${{ {"prompt": "x", "n": 3} }}                               400       invalid_request_error    Field 'n': Value must be between 1 <= value <= 2, but got 3
+    [Tags]    needs:managed
 Zero N On V1 Completions                        /v1/completions    ${{ {"prompt": "x", "n": 0} }}                               400       invalid_request_error    Field 'n': Value must be between 1 <= value <= 2, but got 0
+    [Tags]    needs:managed
 N Predict As Text                               /completion        ${{ {"prompt": "x", "n_predict": "ten"} }}                   400       invalid_request_error    Field 'n_predict': [json.exception.type_error.302] type must be number, but is string
 Max Tokens As Text                              /v1/completions    ${{ {"prompt": "x", "max_tokens": "ten"} }}                  400       invalid_request_error    Field 'max_tokens': [json.exception.type_error.302] type must be number, but is string
 Temperature As Text                             /completion        ${{ {"prompt": "x", "temperature": "hot"} }}                 400       invalid_request_error    Field 'temperature': [json.exception.type_error.302] type must be number, but is string

@@ -8,7 +8,7 @@ Resource            ../../resources/props.resource
 Suite Setup         Start Server For Suite    tiny-no-jinja    --chat-template    llama2
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           chat
+Test Tags           chat    needs:managed
 
 
 *** Variables ***
@@ -48,7 +48,7 @@ With Jinja A Built In Name Is Rendered As Template Text
     ...    `llama2` is a template whose output is the text `llama2`, whatever the messages (only `chatml` is
     ...    mapped to a real template). Builds before Jinja became the default rendered the llama2 format,
     ...    hence `build-specific`.
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     Start Preset Server    tiny-1-slot    --chat-template    llama2    alias=jinja
     ${prompt} =    Rendered Chat Prompt    ${QUESTION}    server=jinja
     Should Be Equal    ${prompt}    llama2

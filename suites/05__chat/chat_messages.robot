@@ -45,7 +45,7 @@ Text Parts Are Answered Like The Joined Text
     ${parts} =    Text Parts    hello    llama
     ${message} =    Message    user    ${parts}
     ${multipart} =    Chat With Messages    ${{ [$message] }}    max_tokens=${6}
-    ${joined} =    Chat    hello\nllama    max_tokens=${6}
+    ${joined} =    Chat    hello\nllama    max_tokens=${6}    ignore_eos=${True}
     Json Field Should Be    ${multipart}    usage.prompt_tokens    ${joined.json()}[usage][prompt_tokens]
     Json Field Should Be    ${multipart}    choices.0.message.content    ${joined.json()}[choices][0][message][content]
 
@@ -55,7 +55,7 @@ Chat Route Without The V1 Prefix Gives The Same Answer
     ${resp} =    POST On Session    suite    /chat/completions    json=${body}    expected_status=200
     Media Type Should Be    ${resp}    application/json
     Json Field Should Be    ${resp}    object    chat.completion
-    ${v1_answer} =    Chat Answer    ${QUESTION}    max_tokens=${6}
+    ${v1_answer} =    Chat Answer    ${QUESTION}    max_tokens=${6}    ignore_eos=${True}
     Json Field Should Be    ${resp}    choices.0.message.content    ${v1_answer}
 
 Trailing Assistant Message Is Rendered As An Open Turn
@@ -67,10 +67,10 @@ Trailing Assistant Message Is Rendered As An Open Turn
 Prefilled Answer Is The Prefill Followed By Its Continuation
     [Documentation]    The answer's `content` repeats the prefill, then the tokens generated after it (OpenAI has
     ...    no prefill; other llama.cpp builds return the continuation alone), hence `build-specific`.
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     ${messages} =    Prefilled Messages
     ${rendered} =    Rendered Prompt Of    ${messages}
-    ${continuation} =    Complete    ${rendered}    n_predict=${4}
+    ${continuation} =    Complete    ${rendered}    n_predict=${4}    ignore_eos=${True}
     ${resp} =    Chat With Messages    ${messages}    max_tokens=${4}
     Json Field Should Be    ${resp}    choices.0.message.content    ${PREFILL}${continuation}[content]
     Json Field Should Be    ${resp}    usage.prompt_tokens    ${continuation}[tokens_evaluated]
@@ -83,6 +83,7 @@ Continue Final Message Renders The Same Open Turn
     Should Be Equal    ${continued}    ${prefilled}
 
 Add Generation Prompt False Leaves The Assistant Turn Unopened
+    [Tags]    needs:tiny
     ${messages} =    User Message    ${QUESTION}
     ${prompt} =    Rendered Prompt Of    ${messages}    add_generation_prompt=${False}
     Should Be Equal    ${prompt}    <|im_start|>user\n${QUESTION}<|im_end|>\n
@@ -90,7 +91,7 @@ Add Generation Prompt False Leaves The Assistant Turn Unopened
 Input Tokens Route Counts The Chat Prompt
     [Documentation]    The count equals `usage.prompt_tokens` of the same chat. The object is named
     ...    `response.input_tokens`, the Responses API's name, on the chat route too (`build-specific`).
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     ${messages} =    System And User Messages
     ${count} =    Chat Input Tokens    ${messages}
     ${resp} =    Chat With Messages    ${messages}    max_tokens=${1}
@@ -104,6 +105,7 @@ Input Tokens Route Answers Without The V1 Prefix
     Should Be Equal    ${count}    ${v1_count}
 
 Tools Are Left Out By A Template Without Tool Support
+    [Tags]    needs:tiny
     ${props} =    Get Props
     Json Field Should Be    ${props}    chat_template_caps.supports_tools    ${False}
     ${tool} =    Function Tool    get_weather    Get the current weather in a city    city

@@ -26,7 +26,7 @@ Legacy Renderer Gives The Model's ChatML Prompt
 Trailing Assistant Message Is Closed Without Jinja
     [Documentation]    The legacy renderer ends the assistant turn and opens no new one, so there is no prefill
     ...    (with Jinja the turn stays open, see `chat_messages.robot`), hence `build-specific`.
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     ${user} =    Message    user    ${QUESTION}
     ${assistant} =    Message    assistant    Sure
     ${prompt} =    Rendered Prompt Of    ${{ [$user, $assistant] }}
@@ -35,7 +35,7 @@ Trailing Assistant Message Is Closed Without Jinja
 Tools Need Jinja
     [Documentation]    The refusal is a 500 `server_error` on this build (a `runtime_error` in the server), hence
     ...    `build-specific`.
-    [Tags]    build-specific    errors
+    [Tags]    build-specific    errors    builds:9905-
     ${tool} =    Function Tool    get_weather    Get the current weather in a city    city
     ${resp} =    Chat    ${QUESTION}    max_tokens=${4}    tools=${{ [$tool] }}    expected_status=any
     Error Response Should Be    ${resp}    500    server_error    message=tools param requires --jinja flag

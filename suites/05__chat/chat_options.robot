@@ -19,14 +19,15 @@ ${QUESTION}     hello llama
 
 *** Test Cases ***
 N Returns One Choice Per Index
-    ${resp} =    Chat    ${QUESTION}    max_tokens=${4}    n=${2}
+    ${resp} =    Chat    ${QUESTION}    max_tokens=${4}    n=${2}    ignore_eos=${True}
     Choices Should Be Indexed In Order    ${resp}    2
     Json Field Should Be    ${resp}    choices.0.finish_reason    length
     Json Field Should Be    ${resp}    choices.1.finish_reason    length
 
 Greedy Choices Equal The Single Answer
-    ${resp} =    Chat    ${QUESTION}    max_tokens=${6}    n=${2}
-    ${single} =    Chat Answer    ${QUESTION}    max_tokens=${6}
+    [Tags]    needs:tiny
+    ${resp} =    Chat    ${QUESTION}    max_tokens=${6}    n=${2}    ignore_eos=${True}
+    ${single} =    Chat Answer    ${QUESTION}    max_tokens=${6}    ignore_eos=${True}
     ${texts} =    Choice Texts    ${resp}
     Should Be Equal    ${texts}    ${{ [$single, $single] }}
 
@@ -36,45 +37,48 @@ Usage Counts The Tokens Of Every Choice
     ...    build reports the tokens of one choice only (5 instead of 10 for two choices of 5 tokens).
     ...    Upstream: llama.cpp#27318 (open pull request).
     [Tags]    bug
-    ${resp} =    Chat    ${QUESTION}    max_tokens=${5}    n=${2}
+    ${resp} =    Chat    ${QUESTION}    max_tokens=${5}    n=${2}    ignore_eos=${True}
     Json Field Should Be    ${resp}    usage.completion_tokens    ${10}
 
 Streamed Choices Each Open With The Role And Finish Once
-    ${result} =    Stream Chat    ${QUESTION}    max_tokens=${3}    n=${2}
+    ${result} =    Stream Chat    ${QUESTION}    max_tokens=${3}    n=${2}    ignore_eos=${True}
     Each Streamed Choice Should Open With The Role And Finish Once    ${result}    2    length
     Stream Should End With Done Marker    ${result}
 
 Streamed Choices Carry The Non Streamed Text
-    ${single} =    Chat Answer    ${QUESTION}    max_tokens=${5}
-    ${result} =    Stream Chat    ${QUESTION}    max_tokens=${5}    n=${2}
+    [Tags]    needs:tiny
+    ${single} =    Chat Answer    ${QUESTION}    max_tokens=${5}    ignore_eos=${True}
+    ${result} =    Stream Chat    ${QUESTION}    max_tokens=${5}    n=${2}    ignore_eos=${True}
     Streamed Choice Text Should Be    ${result}    0    ${single}
     Streamed Choice Text Should Be    ${result}    1    ${single}
 
 Logprobs Give One Entry Per Generated Token
-    ${resp} =    Chat    ${QUESTION}    max_tokens=${4}    logprobs=${True}    top_logprobs=${3}
+    [Tags]    needs:tiny
+    ${resp} =    Chat    ${QUESTION}    max_tokens=${4}    logprobs=${True}    top_logprobs=${3}    ignore_eos=${True}
     ${entries} =    Get Json Field    ${resp}    choices.0.logprobs.content
     Length Should Be    ${entries}    4
     Token Probabilities Should Be Well Formed    ${entries}    logprob    ${3}
     Probability Bytes Should Spell    ${entries}    ${resp.json()}[choices][0][message][content]
 
 Greedy Token Is The Most Likely Alternative
-    ${resp} =    Chat    ${QUESTION}    max_tokens=${4}    logprobs=${True}    top_logprobs=${2}
+    ${resp} =    Chat    ${QUESTION}    max_tokens=${4}    logprobs=${True}    top_logprobs=${2}    ignore_eos=${True}
     ${entries} =    Get Json Field    ${resp}    choices.0.logprobs.content
     Greedy Tokens Should Lead Their Alternatives    ${entries}
 
 Logprobs Without Top Logprobs List Twenty Alternatives
     [Documentation]    OpenAI returns an empty `top_logprobs` list unless `top_logprobs` is set; this build lists
     ...    20 alternatives per token, hence `build-specific`.
-    [Tags]    build-specific
-    ${resp} =    Chat    ${QUESTION}    max_tokens=${2}    logprobs=${True}
+    [Tags]    build-specific    builds:9905-
+    ${resp} =    Chat    ${QUESTION}    max_tokens=${2}    logprobs=${True}    ignore_eos=${True}
     ${entries} =    Get Json Field    ${resp}    choices.0.logprobs.content
     Token Probabilities Should Be Well Formed    ${entries}    logprob    ${20}
 
 Logprobs Are Absent Unless Requested
-    ${resp} =    Chat    ${QUESTION}    max_tokens=${2}
+    ${resp} =    Chat    ${QUESTION}    max_tokens=${2}    ignore_eos=${True}
     Dictionary Should Not Contain Key    ${resp.json()}[choices][0]    logprobs
 
 Logit Bias On The End Token Stops At Once
+    [Tags]    needs:managed
     ${meta} =    Suite Model Metadata
     ${resp} =    Chat    ${QUESTION}    max_tokens=${8}    logit_bias=${{ {str($meta["eos_token_id"]): 1000} }}
     Json Field Should Be    ${resp}    choices.0.finish_reason    stop
@@ -82,7 +86,7 @@ Logit Bias On The End Token Stops At Once
     Json Field Should Be    ${resp}    usage.completion_tokens    ${1}
 
 Negative Logit Bias Keeps The Greedy Token Out
-    ${free} =    Chat    ${QUESTION}    max_tokens=${1}    logprobs=${True}
+    ${free} =    Chat    ${QUESTION}    max_tokens=${1}    logprobs=${True}    ignore_eos=${True}
     ${greedy} =    Get Json Field    ${free}    choices.0.logprobs.content.0.id
     ${biased} =    Chat    ${QUESTION}    max_tokens=${1}    logprobs=${True}
     ...    logit_bias=${{ {str($greedy): -100} }}
@@ -90,15 +94,15 @@ Negative Logit Bias Keeps The Greedy Token Out
     Should Not Be Equal    ${first}    ${greedy}
 
 Repeated Request Reuses All But The Last Prompt Token
-    ${first} =    Chat    ${TEST NAME}    max_tokens=${1}
-    ${second} =    Chat    ${TEST NAME}    max_tokens=${1}
+    ${first} =    Chat    ${TEST NAME}    max_tokens=${1}    ignore_eos=${True}
+    ${second} =    Chat    ${TEST NAME}    max_tokens=${1}    ignore_eos=${True}
     ${prompt_tokens} =    Get Json Field    ${second}    usage.prompt_tokens
     Json Field Should Be    ${second}    usage.prompt_tokens_details.cached_tokens    ${prompt_tokens - 1}
     Json Field Should Be    ${first}    usage.prompt_tokens    ${prompt_tokens}
 
 Cache Prompt False Reports No Cached Tokens
-    Chat    ${TEST NAME}    max_tokens=${1}    cache_prompt=${False}
-    ${second} =    Chat    ${TEST NAME}    max_tokens=${1}    cache_prompt=${False}
+    Chat    ${TEST NAME}    max_tokens=${1}    cache_prompt=${False}    ignore_eos=${True}
+    ${second} =    Chat    ${TEST NAME}    max_tokens=${1}    cache_prompt=${False}    ignore_eos=${True}
     Json Field Should Be    ${second}    usage.prompt_tokens_details.cached_tokens    ${0}
 
 Json Schema Response Format Constrains The Answer

@@ -10,7 +10,7 @@ Resource            ../../resources/completion.resource
 Suite Setup         Start Server For Suite    tiny-1-slot    --chat-template-file    ${CURDIR}/thinking_template.jinja
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           chat
+Test Tags           chat    needs:managed
 
 
 *** Variables ***

@@ -10,7 +10,7 @@ Suite Setup         Start Server For Suite    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
 Test Template       Chat Request Should Fail With
-Test Tags           chat    errors    build-specific
+Test Tags           chat    errors    build-specific    builds:9905-
 
 
 *** Test Cases ***                                        BODY                                                                                                              STATUS    TYPE            MESSAGE

@@ -10,7 +10,7 @@ Resource            ../../resources/props.resource
 Suite Setup         Start Server For Suite    smollm2
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           needs-smollm2    chat
+Test Tags           needs-smollm2    chat    needs:smollm2
 
 
 *** Variables ***

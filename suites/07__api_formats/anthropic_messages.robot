@@ -18,7 +18,7 @@ ${SYSTEM}       be brief
 
 *** Test Cases ***
 Message Has The Anthropic Shape
-    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${4}
+    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${4}    ignore_eos=${True}
     Media Type Should Be    ${resp}    application/json
     Json Field Should Be    ${resp}    type    message
     Json Field Should Be    ${resp}    role    assistant
@@ -28,19 +28,19 @@ Message Has The Anthropic Shape
     Json Field Should Be    ${resp}    model    ${models.json()}[data][0][id]
 
 Max Tokens Ends The Message With Stop Reason Max Tokens
-    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${5}
+    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${5}    ignore_eos=${True}
     Json Field Should Be    ${resp}    stop_reason    max_tokens
     Json Field Should Be    ${resp}    usage.output_tokens    ${5}
 
 Text Equals The Chat Answer
-    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${6}
-    ${chat_answer} =    Chat Answer    ${QUESTION}    max_tokens=${6}
+    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${6}    ignore_eos=${True}
+    ${chat_answer} =    Chat Answer    ${QUESTION}    max_tokens=${6}    ignore_eos=${True}
     Json Field Should Be    ${resp}    content    ${{ [{"type": "text", "text": $chat_answer}] }}
 
 Input And Cache Read Tokens Add Up To The Counted Prompt
     ${messages} =    User Message    ${QUESTION}
     ${count} =    Count Anthropic Tokens    ${messages}
-    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${1}
+    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${1}    ignore_eos=${True}
     ${usage} =    Get Json Field    ${resp}    usage
     VAR    ${sum}    ${{ $usage["input_tokens"] + $usage["cache_read_input_tokens"] }}
     Json Field Should Be    ${count}    input_tokens    ${sum}
@@ -67,15 +67,16 @@ System Given As Text Blocks Counts Like The String
 
 Text Blocks In Content Are Answered Like A String
     ${blocks} =    Text Parts    ${QUESTION}
-    ${as_blocks} =    Anthropic Message    ${blocks}    max_tokens=${6}
-    ${as_string} =    Anthropic Message    ${QUESTION}    max_tokens=${6}
+    ${as_blocks} =    Anthropic Message    ${blocks}    max_tokens=${6}    ignore_eos=${True}
+    ${as_string} =    Anthropic Message    ${QUESTION}    max_tokens=${6}    ignore_eos=${True}
     Json Field Should Be    ${as_blocks}    content    ${as_string.json()}[content]
 
 Stop Sequence Ends The Text Before It
-    ${free} =    Anthropic Message    ${QUESTION}    max_tokens=${8}
+    ${free} =    Anthropic Message    ${QUESTION}    max_tokens=${8}    ignore_eos=${True}
     ${free_text} =    Get Json Field    ${free}    content.0.text
     VAR    ${stop}    ${free_text}[4]
     ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${8}    stop_sequences=${{ [$stop] }}
+    ...    ignore_eos=${True}
     Json Field Should Be    ${resp}    content.0.text    ${{ $free_text.split($stop)[0] }}
     Json Field Should Be    ${resp}    stop_sequence    ${stop}
 
@@ -85,29 +86,31 @@ Stop Sequence Match Reports Stop Reason Stop Sequence
     ...    stopping point"). This build says `end_turn` (while filling `stop_sequence` correctly):
     ...    `to_json_anthropic` in server-task.cpp maps a stop word to `end_turn`.
     [Tags]    bug
-    ${free} =    Anthropic Message    ${QUESTION}    max_tokens=${8}
+    ${free} =    Anthropic Message    ${QUESTION}    max_tokens=${8}    ignore_eos=${True}
     ${free_text} =    Get Json Field    ${free}    content.0.text
     ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${8}    stop_sequences=${{ [$free_text[4]] }}
+    ...    ignore_eos=${True}
     Json Field Should Be    ${resp}    stop_reason    stop_sequence
 
 Streamed Events Follow The Documented Order
-    ${result} =    Stream Anthropic Message    ${QUESTION}    max_tokens=${4}
+    [Tags]    needs:tiny
+    ${result} =    Stream Anthropic Message    ${QUESTION}    max_tokens=${4}    ignore_eos=${True}
     Stream Content Type Should Be    ${result}    text/event-stream
     Anthropic Events Should Follow The Documented Order    ${result}
     Stream Should Have No Done Marker    ${result}
 
 Every Streamed Event Is Named After Its Type
-    ${result} =    Stream Anthropic Message    ${QUESTION}    max_tokens=${3}
+    ${result} =    Stream Anthropic Message    ${QUESTION}    max_tokens=${3}    ignore_eos=${True}
     Every Event Should Be Named After Its Type    ${result}
 
 Streamed Text Deltas Add Up To The Non Streamed Text
-    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${6}
-    ${result} =    Stream Anthropic Message    ${QUESTION}    max_tokens=${6}
+    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${6}    ignore_eos=${True}
+    ${result} =    Stream Anthropic Message    ${QUESTION}    max_tokens=${6}    ignore_eos=${True}
     ${deltas} =    Joined Event Field    ${result}    content_block_delta    delta.text
     Json Field Should Be    ${resp}    content.0.text    ${deltas}
 
 Message Start And Delta Frame The Streamed Message
-    ${result} =    Stream Anthropic Message    ${QUESTION}    max_tokens=${4}
+    ${result} =    Stream Anthropic Message    ${QUESTION}    max_tokens=${4}    ignore_eos=${True}
     ${start} =    Event Data    ${result}    message_start
     Json Field Should Be    ${start}    message.content    ${{ [] }}
     Json Field Should Be    ${start}    message.usage.output_tokens    ${0}

@@ -17,7 +17,7 @@ Unknown Completion Id Reports No Success
     Json Field Should Be    ${resp}    message    no active completion for this id
 
 Finished Completion Id Reports No Success
-    ${chat} =    Chat    hello llama    max_tokens=${2}
+    ${chat} =    Chat    hello llama    max_tokens=${2}    ignore_eos=${True}
     ${resp} =    Control Completion    id=${chat.json()}[id]    action=reasoning_end
     Json Field Should Be    ${resp}    success    ${False}
 

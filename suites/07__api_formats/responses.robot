@@ -16,7 +16,7 @@ ${QUESTION}     hello llama
 
 *** Test Cases ***
 Response Is A Completed Response Object
-    ${resp} =    Respond    ${QUESTION}    max_output_tokens=${4}
+    ${resp} =    Respond    ${QUESTION}    max_output_tokens=${4}    ignore_eos=${True}
     Media Type Should Be    ${resp}    application/json
     Json Field Should Be    ${resp}    object    response
     Json Field Should Be    ${resp}    status    completed
@@ -26,14 +26,14 @@ Response Is A Completed Response Object
     Json Field Should Be    ${resp}    output.0.status    completed
 
 Output Text Equals The Chat Answer
-    ${resp} =    Respond    ${QUESTION}    max_output_tokens=${6}
+    ${resp} =    Respond    ${QUESTION}    max_output_tokens=${6}    ignore_eos=${True}
     ${text} =    Response Output Text    ${resp}
-    ${chat_answer} =    Chat Answer    ${QUESTION}    max_tokens=${6}
+    ${chat_answer} =    Chat Answer    ${QUESTION}    max_tokens=${6}    ignore_eos=${True}
     Should Be Equal    ${text}    ${chat_answer}
 
 Usage Counts The Chat Prompt And The Output Tokens
-    ${resp} =    Respond    ${QUESTION}    max_output_tokens=${5}
-    ${chat} =    Chat    ${QUESTION}    max_tokens=${1}
+    ${resp} =    Respond    ${QUESTION}    max_output_tokens=${5}    ignore_eos=${True}
+    ${chat} =    Chat    ${QUESTION}    max_tokens=${1}    ignore_eos=${True}
     ${prompt_tokens} =    Get Json Field    ${chat}    usage.prompt_tokens
     Json Field Should Be    ${resp}    usage.input_tokens    ${prompt_tokens}
     Json Field Should Be    ${resp}    usage.output_tokens    ${5}
@@ -41,7 +41,7 @@ Usage Counts The Chat Prompt And The Output Tokens
 
 Input Tokens Route Counts The Same Prompt
     ${count} =    Response Input Tokens    ${QUESTION}
-    ${resp} =    Respond    ${QUESTION}    max_output_tokens=${1}
+    ${resp} =    Respond    ${QUESTION}    max_output_tokens=${1}    ignore_eos=${True}
     Json Field Should Be    ${count}    input_tokens    ${resp.json()}[usage][input_tokens]
     Json Field Should Be    ${count}    object    response.input_tokens
 
@@ -54,37 +54,38 @@ Instructions Count Like A System Message
 
 Message List Input Is Answered Like The String Input
     ${messages} =    User Message    ${QUESTION}
-    ${listed} =    Respond    ${messages}    max_output_tokens=${6}
-    ${plain} =    Respond    ${QUESTION}    max_output_tokens=${6}
+    ${listed} =    Respond    ${messages}    max_output_tokens=${6}    ignore_eos=${True}
+    ${plain} =    Respond    ${QUESTION}    max_output_tokens=${6}    ignore_eos=${True}
     Should Be Equal    ${listed.json()}[output][0][content]    ${plain.json()}[output][0][content]
     Should Be Equal    ${listed.json()}[usage][input_tokens]    ${plain.json()}[usage][input_tokens]
 
 Input Text Parts Are Answered Like The String Input
     VAR    &{part}    type=input_text    text=${QUESTION}
     ${message} =    Message    user    ${{ [$part] }}
-    ${parts} =    Respond    ${{ [$message] }}    max_output_tokens=${6}
-    ${plain} =    Respond    ${QUESTION}    max_output_tokens=${6}
+    ${parts} =    Respond    ${{ [$message] }}    max_output_tokens=${6}    ignore_eos=${True}
+    ${plain} =    Respond    ${QUESTION}    max_output_tokens=${6}    ignore_eos=${True}
     Should Be Equal    ${parts.json()}[output][0][content]    ${plain.json()}[output][0][content]
 
 Responses Route Answers Without The V1 Prefix
-    ${resp} =    Respond    ${QUESTION}    route=/responses    max_output_tokens=${6}
+    ${resp} =    Respond    ${QUESTION}    route=/responses    max_output_tokens=${6}    ignore_eos=${True}
     Json Field Should Be    ${resp}    object    response
     ${text} =    Response Output Text    ${resp}
-    ${v1} =    Respond    ${QUESTION}    max_output_tokens=${6}
+    ${v1} =    Respond    ${QUESTION}    max_output_tokens=${6}    ignore_eos=${True}
     Json Field Should Be    ${v1}    output.0.content.0.text    ${text}
 
 Streamed Events Follow The Documented Order
-    ${result} =    Stream Response    ${QUESTION}    max_output_tokens=${4}
+    [Tags]    needs:tiny
+    ${result} =    Stream Response    ${QUESTION}    max_output_tokens=${4}    ignore_eos=${True}
     Stream Content Type Should Be    ${result}    text/event-stream
     Responses Events Should Follow The Documented Order    ${result}
     Stream Should Have No Done Marker    ${result}
 
 Every Streamed Event Is Named After Its Type
-    ${result} =    Stream Response    ${QUESTION}    max_output_tokens=${3}
+    ${result} =    Stream Response    ${QUESTION}    max_output_tokens=${3}    ignore_eos=${True}
     Every Event Should Be Named After Its Type    ${result}
 
 Streamed Deltas Add Up To The Text Of The Done Events
-    ${result} =    Stream Response    ${QUESTION}    max_output_tokens=${6}
+    ${result} =    Stream Response    ${QUESTION}    max_output_tokens=${6}    ignore_eos=${True}
     ${deltas} =    Joined Event Field    ${result}    response.output_text.delta    delta
     ${done} =    Event Data    ${result}    response.output_text.done
     Json Field Should Be    ${done}    text    ${deltas}
@@ -93,9 +94,9 @@ Streamed Deltas Add Up To The Text Of The Done Events
     Should Be Equal    ${final_text}    ${deltas}
 
 Streamed Text Equals The Non Streamed Text
-    ${resp} =    Respond    ${QUESTION}    max_output_tokens=${6}
+    ${resp} =    Respond    ${QUESTION}    max_output_tokens=${6}    ignore_eos=${True}
     ${text} =    Response Output Text    ${resp}
-    ${result} =    Stream Response    ${QUESTION}    max_output_tokens=${6}
+    ${result} =    Stream Response    ${QUESTION}    max_output_tokens=${6}    ignore_eos=${True}
     ${deltas} =    Joined Event Field    ${result}    response.output_text.delta    delta
     Should Be Equal    ${deltas}    ${text}
 

@@ -7,7 +7,7 @@ Resource            ../../resources/api_formats.resource
 Suite Setup         Start Vertex Server For Suite
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           api-formats
+Test Tags           api-formats    needs:managed
 
 
 *** Variables ***
@@ -21,7 +21,7 @@ Chat Instance Is Predicted Like A Chat Completion
     ${resp} =    Predict    ${instance}
     Media Type Should Be    ${resp}    application/json
     Json Field Should Be    ${resp}    predictions.0.object    chat.completion
-    ${chat_answer} =    Chat Answer    ${QUESTION}    max_tokens=${4}
+    ${chat_answer} =    Chat Answer    ${QUESTION}    max_tokens=${4}    ignore_eos=${True}
     Json Field Should Be    ${resp}    predictions.0.choices.0.message.content    ${chat_answer}
 
 Each Instance Gets One Prediction In Order

@@ -6,7 +6,7 @@ Suite Setup         Start Server For Suite    tiny-1-slot
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
 Test Template       Embeddings Route Should Be Off
-Test Tags           embeddings    errors
+Test Tags           embeddings    errors    needs:default-routes
 
 
 *** Variables ***

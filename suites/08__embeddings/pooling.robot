@@ -6,7 +6,7 @@ Resource            ../../resources/embeddings.resource
 Suite Setup         Start Pooling Servers
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           embeddings
+Test Tags           embeddings    needs:managed
 
 
 *** Variables ***

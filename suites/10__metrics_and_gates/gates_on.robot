@@ -28,7 +28,7 @@ Post Props Answers Success With The Props Flag
 Post Props Ignores Its Body
     [Documentation]    `POST /props` changes nothing in this build, so it does not even parse its body: a
     ...    malformed one gets the same success as a valid one, and `/props` is unchanged.
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     ${before} =    Get Props
     ${resp} =    POST On Session    suite    /props    data={"total_slots":    expected_status=200
     Json Field Should Be    ${resp}    success    ${True}

@@ -31,7 +31,7 @@ Every Metric Carries The Llamacpp Prefix
 
 Kv Cache Metrics Of Older Builds Are Gone
     [Documentation]    Builds of 2024 exported `kv_cache_usage_ratio` and `kv_cache_tokens`; this one does not.
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     ${metrics} =    Scrape Metrics
     Should Not Contain    ${metrics.names}    llamacpp:kv_cache_usage_ratio
     Should Not Contain    ${metrics.names}    llamacpp:kv_cache_tokens

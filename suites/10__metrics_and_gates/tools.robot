@@ -6,7 +6,7 @@ Resource            ../../resources/props.resource
 Suite Setup         Start Server For Suite    tiny-1-slot    --tools    get_info    --ui-mcp-proxy
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           gates    build-specific
+Test Tags           gates    build-specific    builds:10825-
 
 
 *** Test Cases ***

@@ -10,7 +10,7 @@ Suite Setup         Start Error Server
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
 Test Template       Slot Request Should Fail With
-Test Tags           slot-actions    errors
+Test Tags           slot-actions    errors    needs:managed
 
 
 *** Variables ***
@@ -54,7 +54,7 @@ Negative Slot Id Acts On A Slot
     ...    negative slot id on these routes, and `get_slot_by_id` takes every id modulo the slot count (on purpose
     ...    for ids past the count, see `slot_actions.robot`). The divisor is a `size_t`, so -1 becomes 2**64 - 1:
     ...    slot 0 here (one slot), slot 1 on two. The answer echoes -1.
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     [Template]    NONE
     ${out} =    Complete    a prompt erased through slot id -1    n_predict=${4}
     ${erased} =    Erase Slot    -1
@@ -64,7 +64,7 @@ Slot Id With Trailing Characters Is Read By Its Leading Digits
     [Documentation]    Current, undocumented behaviour of this build: the route reads the id with `std::stoi`,
     ...    which stops at the first character that is not a digit, so `/slots/0x` acts on slot 0 and answers
     ...    `id_slot` 0. Only an id that does not start with a digit (`x`, empty) is `Invalid slot ID` (above).
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     [Template]    NONE
     ${out} =    Complete    a prompt erased through slot id 0x    n_predict=${4}
     ${erased} =    Erase Slot    0x

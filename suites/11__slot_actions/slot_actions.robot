@@ -9,7 +9,7 @@ Resource            ../../resources/completion.resource
 Suite Setup         Start Server With Slot Save Path    tiny-2-slots    slot-saves
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           slot-actions
+Test Tags           slot-actions    needs:managed
 
 
 *** Test Cases ***

@@ -101,14 +101,14 @@ Long Suffix Keeps Its First Quarter Of A Batch Minus Two
 Prompt Continues The Prefix Before The Suffix Token
     [Documentation]    llama.cpp's server documentation says `prompt` is added after `<|fim_middle|>`; this build
     ...    appends it to the prefix, before `<|fim_suffix|>`.
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     ${out} =    Infill    ${PREFIX}    ${SUFFIX}    n_predict=${1}    prompt=w
     Infill Prompt Should Be In Order    ${out}    <|fim_prefix|>    def area    return w<|fim_suffix|>
     Should End With    ${out}[prompt]    print(w)<|fim_middle|>
 
 Non String Prompt Is Ignored
     [Documentation]    A `prompt` that is not a string is taken as no prompt (200) instead of a 400.
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     ${plain} =    Infill    ${PREFIX}    ${SUFFIX}    n_predict=${1}
     ${out} =    Infill    ${PREFIX}    ${SUFFIX}    n_predict=${1}    prompt=${123}
     Json Field Should Be    ${out}    prompt    ${plain}[prompt]

@@ -5,7 +5,7 @@ Resource            ../../resources/infill.resource
 Suite Setup         Start Server For Suite    smollm2
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           infill    errors    needs-smollm2
+Test Tags           infill    errors    needs-smollm2    needs:smollm2
 
 
 *** Variables ***

@@ -7,7 +7,7 @@ Suite Setup         Start Server For Suite    tiny-1-slot
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
 Test Template       Infill Body Should Be Rejected
-Test Tags           infill    errors
+Test Tags           infill    errors    needs:infill
 
 
 *** Test Cases ***                          BODY                                                                    MESSAGE

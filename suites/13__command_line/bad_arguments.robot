@@ -6,7 +6,7 @@ Documentation       A flag with a missing or unusable value: llama-server exits 
 Resource            ../../resources/command_line.resource
 Test Timeout        2 minutes
 Test Template       Bad Argument Should Be Rejected
-Test Tags           command-line    errors
+Test Tags           command-line    errors    needs:managed
 
 
 *** Test Cases ***                                  FLAG                     VALUE      MESSAGE                                                                                 USAGE

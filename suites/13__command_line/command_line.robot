@@ -4,7 +4,7 @@ Documentation       llama-server as a command: `--version` and `--help` exit 0 w
 ...                 No server is started: each test runs the binary itself, with a deadline.
 Resource            ../../resources/command_line.resource
 Test Timeout        2 minutes
-Test Tags           command-line
+Test Tags           command-line    needs:managed
 
 
 *** Variables ***

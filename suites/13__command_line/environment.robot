@@ -6,7 +6,7 @@ Resource            ../../resources/props.resource
 Suite Setup         Start Server For Suite    tiny-1-slot    env=${ENVIRONMENT}
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           command-line
+Test Tags           command-line    needs:managed
 
 
 *** Variables ***

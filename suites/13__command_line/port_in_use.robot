@@ -6,7 +6,7 @@ Resource            ../../resources/server.resource
 Suite Setup         Start Server For Suite    tiny-1-slot
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           command-line    errors
+Test Tags           command-line    errors    needs:managed
 
 
 *** Test Cases ***

@@ -14,7 +14,7 @@ Suite Setup         Start Lora Servers
 Suite Teardown      Stop Servers For Suite
 Test Setup          Restore Lora Scales    ${START}
 Test Timeout        2 minutes
-Test Tags           lora
+Test Tags           lora    needs:managed
 
 
 *** Variables ***
@@ -61,7 +61,7 @@ Posted Body That Is Not An Array Is Rejected And Changes Nothing
 Unknown Adapter Id In The Posted List Is Ignored
     [Documentation]    An id that names no loaded adapter is accepted and ignored; as with any list, the
     ...    adapters it does not name are disabled. (Older builds rejected the list: "invalid adapter id".)
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     ${unknown} =    Lora Scales    7=0.5
     ${resp} =    Post Lora Adapters    ${unknown}
     Json Field Should Be    ${resp}    success    ${True}

@@ -11,7 +11,7 @@ Suite Setup         Start Server Without Applying The Adapter
 Suite Teardown      Stop Servers For Suite
 Test Setup          Restore Lora Scales    ${START}
 Test Timeout        2 minutes
-Test Tags           lora
+Test Tags           lora    needs:managed
 
 
 *** Variables ***

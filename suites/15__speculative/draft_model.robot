@@ -13,7 +13,7 @@ Resource            ../../resources/metrics.resource
 Suite Setup         Start Speculative Servers
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           speculative
+Test Tags           speculative    needs:managed
 
 
 *** Variables ***
@@ -62,7 +62,7 @@ Slots Report Speculative Decoding
 Generation Settings Name The Draft Type
     [Documentation]    This build names the speculative decoding types of a request in
     ...    `generation_settings["speculative.types"]`; older builds showed `speculative.n_max`, `n_min`, `p_min`.
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     ${out} =    Complete    ${PROMPT}    n_predict=${4}
     Should Be Equal    ${out}[generation_settings][speculative.types]    ${DRAFT_TYPE}
 

@@ -7,7 +7,7 @@ Resource            ../../resources/completion.resource
 Suite Setup         Start Server With Draft Model    tiny-1-slot    tiny-draft
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           speculative    build-specific
+Test Tags           speculative    build-specific    needs:managed    builds:9905-
 
 
 *** Test Cases ***

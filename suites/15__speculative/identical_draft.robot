@@ -8,7 +8,7 @@ Resource            ../../resources/metrics.resource
 Suite Setup         Start Server With Itself As Draft
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           speculative
+Test Tags           speculative    needs:managed
 
 
 *** Variables ***

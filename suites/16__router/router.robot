@@ -12,7 +12,7 @@ Library             MetricsLibrary
 Suite Setup         Start Router Servers
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           router
+Test Tags           router    needs:managed
 
 
 *** Variables ***
@@ -98,7 +98,7 @@ Unloading A Model Makes It Unloaded
 
 Loading A Running Model Is Rejected
     [Documentation]    This build says "model is already running"; older builds said "model is already loaded".
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     Model Is Loaded    tiny
     ${resp} =    Load Model    tiny    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error    message=model is already running

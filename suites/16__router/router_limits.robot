@@ -6,7 +6,7 @@ Resource            ../../resources/router.resource
 Suite Setup         Start Router For Suite    ${MODELS}    --no-models-autoload    --models-max    1
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           router
+Test Tags           router    needs:managed
 
 
 *** Variables ***

@@ -59,7 +59,9 @@ Token Id Outside The Vocabulary On V1 Is Refused    /v1/completions    {"prompt"
 Token Id Beyond 64 Bits Is Refused                  /completion        {"prompt": [1, 18446744073709551616]}                                     ${JSON}                              400       invalid_request_error            ${PROMPT_ELEMENTS}
 Fractional Token Id Is Refused                      /completion        {"prompt": [1, 5.5]}                                                      ${JSON}                              400       invalid_request_error            ${PROMPT_ELEMENTS}
 Very Long Word Is Refused                           /completion        ${LONG_WORD}                                                              ${JSON}                              400       exceed_context_size_error        ${CONTEXT_EXCEEDED}
+    [Tags]    needs:managed
 Very Long Word In A Chat Message Is Refused         ${CHAT}            ${LONG_CHAT_WORD}                                                         ${JSON}                              400       exceed_context_size_error        ${CONTEXT_EXCEEDED}
+    [Tags]    needs:managed
 Prompt Nested 10000 Levels Deep Is Refused          /completion        ${DEEP_PROMPT}                                                            ${JSON}                              400       invalid_request_error            ${PROMPT_ELEMENTS}
 Binary Garbage Is Refused                           /completion        ${GARBAGE}                                                                ${JSON}                              400       invalid_request_error            parse error at line 1, column 3
 Binary Garbage As An Octet Stream Is Refused        /completion        ${GARBAGE}                                                                application/octet-stream             400       invalid_request_error            parse error at line 1, column 3

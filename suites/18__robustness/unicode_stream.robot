@@ -8,7 +8,7 @@ Resource            ../../resources/chat.resource
 Suite Setup         Start Server For Suite    tiny-raw
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           robustness    unicode    streaming
+Test Tags           robustness    unicode    streaming    needs:tiny-raw
 
 
 *** Variables ***

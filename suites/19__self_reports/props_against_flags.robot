@@ -8,7 +8,7 @@ Resource            ../../resources/self_reports.resource
 Suite Setup         Start Flagged Server
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           self-report
+Test Tags           self-report    needs:managed
 
 
 *** Variables ***

@@ -52,6 +52,7 @@ Streamed Probabilities Name The Streamed Tokens
 Streamed Text Survives A Tokenize Round Trip
     [Documentation]    The streamed text tokenized and detokenized again comes back with the SentencePiece space
     ...    prefix that tokenizing adds (see the tokenize suite).
+    [Tags]    needs:tiny
     ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}
     ${tokens} =    Tokenize    ${result.text}
     ${text} =    Detokenize    ${tokens}

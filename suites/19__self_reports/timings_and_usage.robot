@@ -38,7 +38,7 @@ Generation Rates Count The Decode Steps After The First Token
     ...    last token, so it spans `predicted_n - 1` decode steps (`server_slot_stats` in server-common.h).
     ...    The example in the server's README ("Timings and context usage") divides by `predicted_n`
     ...    (661.064 ms / 35 = 18.8875 ms), as builds did whose `predicted_ms` included the first token.
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:10825-
     ${out} =    Complete    ${PROMPT}    n_predict=${N}
     Generation Rates Should Agree With Decode Steps    ${out}[timings]
 
@@ -68,6 +68,7 @@ Final Stream Chunk Counts Agree With Its Timings
     Prompt Rates Should Agree With Prompt Time    ${chunks}[-1][timings]
 
 Idle Slot Reports What The Last Request Left In It
+    [Tags]    needs:slots
     ${out} =    Complete    ${QUESTION}    n_predict=${N}    id_slot=${1}
     ${slots} =    Get Slots
     Slot Should Report The Answer    ${slots}    ${out}

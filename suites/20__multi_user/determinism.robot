@@ -9,7 +9,7 @@ Resource            ../../resources/slots.resource
 Suite Setup         Start Servers With One Two And Four Slots
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           multi-user
+Test Tags           multi-user    needs:managed
 
 
 *** Variables ***

@@ -35,7 +35,7 @@ Two Prompts Overflowing The Shared Cache Together Fail With Context Size Exceede
     ...    gets 500 `Context size has been exceeded.`; the server neither finishes one nor defers the other. Two
     ...    prompts in one request start on the two slots in the same step; 200 tokens fit alone (5 + 200 cells)
     ...    but not twice. (Sent as two requests, they overflow only when the second starts in time.)
-    [Tags]    build-specific
+    [Tags]    build-specific    builds:9905-
     ${resp} =    Request Completion    ${TWO}    n_predict=${OVERFLOWING}    expected_status=any
     Error Response Should Be    ${resp}    500    server_error    message=Context size has been exceeded.
     ${alone} =    Complete    ${TWO}[0]    n_predict=${OVERFLOWING}

@@ -33,6 +33,7 @@ The Proxy Still Meets An SLO Calibrated On Itself
 
 *** Keywords ***
 Start Server And Proxy
+    [Documentation]    The tiny server, the proxy in front of it (`${PROXY}`) and 40 prompts of 32 tokens.
     Start Server For Suite    tiny-load
     ${url} =    Server Url
     ${proxy} =    Start Slow Proxy    ${url}    first_chunk_delay_ms=${300}
@@ -41,6 +42,7 @@ Start Server And Proxy
     VAR    ${PROMPTS}    ${prompts}    scope=SUITE    # robocop: off=no-suite-variable
 
 Stop Server And Proxy
+    [Documentation]    Stops the proxy, then the server.
     [Timeout]    1 minute
     Stop Slow Proxy
     Stop Servers For Suite

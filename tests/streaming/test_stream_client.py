@@ -280,6 +280,9 @@ class FakeServers:
             raise AssertionError(f"no llama-server with alias '{alias}'")
         return self.urls[alias]
 
+    def headers_of(self, alias="suite"):
+        return {}
+
 
 @pytest.fixture
 def servers(monkeypatch, server, closed_port_url):

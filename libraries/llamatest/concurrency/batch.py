@@ -216,7 +216,8 @@ async def run_batch(base_url: str, path: str | Sequence[str], bodies: Sequence[A
     timeline = Timeline()
 
     sampler = SlotSampler(base_url, clock, interval=options.interval, metrics=options.metrics,
-                          probe_no_idle_slot=options.probe_no_idle_slot, timeline=timeline) if options.watch else None
+                          probe_no_idle_slot=options.probe_no_idle_slot, timeline=timeline,
+                          headers=options.headers) if options.watch else None
     helpers: list[asyncio.Task] = []
     sampling = asyncio.create_task(sampler.run()) if sampler is not None else None
 

@@ -43,8 +43,9 @@ def parse_slots(body: str | bytes) -> tuple[SlotState, ...]:
 class _Client:
     """Keep-alive GETs to one server from the sampler thread; a connection the server closed is reopened once."""
 
-    def __init__(self, base_url: str):
+    def __init__(self, base_url: str, headers: dict | None = None):
         parts = urlsplit(base_url)
+        self._headers = dict(headers or {})  # an external server's key: /slots and /metrics need it
         self._host, self._port = parts.hostname or "127.0.0.1", parts.port or 80
         self._prefix = parts.path.rstrip("/")
         self._conn: http.client.HTTPConnection | None = None
@@ -62,7 +63,7 @@ class _Client:
         if self._conn is None:
             self._conn = http.client.HTTPConnection(self._host, self._port, timeout=POLL_DEADLINE_S)
         try:
-            self._conn.request("GET", self._prefix + path)
+            self._conn.request("GET", self._prefix + path, headers=self._headers)
             resp = self._conn.getresponse()
             return resp.status, resp.read()
         except BaseException:
@@ -79,8 +80,10 @@ class SlotSampler:
     """Fills ``timeline`` while `run` is awaited. ``clock()`` gives seconds on the batch clock."""
 
     def __init__(self, base_url: str, clock: Callable[[], float], *, interval: float = 0.005,
-                 metrics: bool = False, probe_no_idle_slot: bool = False, timeline: Timeline | None = None):
+                 metrics: bool = False, probe_no_idle_slot: bool = False, timeline: Timeline | None = None,
+                 headers: dict | None = None):
         self.base_url = base_url
+        self.headers = dict(headers or {})
         self.clock = clock
         self.interval = interval
         self.metrics = metrics
@@ -123,7 +126,7 @@ class SlotSampler:
     # ---- the sampler thread ---------------------------------------------------------------------------
 
     def _poll_forever(self, finished: asyncio.Future) -> None:
-        slots, metrics = _Client(self.base_url), _Client(self.base_url)
+        slots, metrics = _Client(self.base_url, self.headers), _Client(self.base_url, self.headers)
         try:
             while not self._stop.is_set():
                 found = [self._poll_slots(slots)]
@@ -199,11 +202,12 @@ class SlotSampler:
                 future.set_result(True)
 
 
-async def wait_slots_idle(base_url: str, timeout: float, interval: float = 0.01) -> tuple[bool, Timeline]:
+async def wait_slots_idle(base_url: str, timeout: float, interval: float = 0.01,
+                          headers: dict | None = None) -> tuple[bool, Timeline]:
     """Polls ``/slots`` until no slot is busy or ``timeout`` passes; returns (idle, the samples)."""
     loop = asyncio.get_running_loop()
     start = loop.time()
-    sampler = SlotSampler(base_url, lambda: loop.time() - start, interval=interval)
+    sampler = SlotSampler(base_url, lambda: loop.time() - start, interval=interval, headers=headers)
     task = asyncio.create_task(sampler.run())
     try:
         await sampler.wait_until(lambda tl: bool(tl.slots or tl.errors), 2 * POLL_DEADLINE_S)

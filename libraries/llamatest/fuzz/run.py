@@ -120,8 +120,10 @@ class FuzzSummary:
 
 
 def fuzz(url: str, body: dict, count: int = 500, seed: int = 1, max_seconds: float = 60.0, timeout: float = 10.0,
-         documented_5xx=(), server: str | None = None, mutator: Mutator | None = None) -> FuzzSummary:
-    """POSTs ``count`` mutations of ``body`` to ``url`` (loopback only) and returns the summary."""
+         documented_5xx=(), server: str | None = None, mutator: Mutator | None = None,
+         headers: dict | None = None) -> FuzzSummary:
+    """POSTs ``count`` mutations of ``body`` to ``url`` (loopback only) and returns the summary; ``headers`` (an
+    external server's key) go with every request."""
     check_loopback(url)
     if count < 0 or max_seconds <= 0 or timeout <= 0:
         raise ValueError("count must be at least 0, max_seconds and timeout above 0")
@@ -130,6 +132,7 @@ def fuzz(url: str, body: dict, count: int = 500, seed: int = 1, max_seconds: flo
     mutator = mutator or Mutator(seed)
     start = time.perf_counter()
     with requests.Session() as session:
+        session.headers.update(headers or {})
         for mutation in mutator.mutations(body, count):
             if time.perf_counter() - start >= max_seconds:
                 summary.stopped_by = "time"

@@ -1,4 +1,4 @@
-"""Models by name, with no network: generated `tiny` models and packaged ones."""
+"""Models by name, with no network: generated `tiny` models, packaged ones, and the user's own files."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ from pathlib import Path
 
 import gguf
 
+from llamatest.models.audio import audio_projector_path
 from llamatest.models.minilm import minilm_model_path
+from llamatest.models.own import OWN_MODELS, own_model_path
 from llamatest.models.reranker import reranker_model_path
 from llamatest.models.tiny import FLAVOURS, tiny_model_path
 from llamatest.models.variants import draft_model_path, lora_adapter_path
+from llamatest.models.vision import vision_projector_path
 from llamatest.settings import cache_dir as _cache_root
 
 # name -> (distribution, file suffix) for models shipped inside PyPI data packages.
@@ -29,6 +32,8 @@ GENERATED: dict[str, Callable[[Path], Path]] = {
     "tiny-reranker": reranker_model_path,
     "tiny-draft": draft_model_path,
     "tiny-lora": lora_adapter_path,  # a LoRA adapter for tiny, not a model
+    "tiny-vision": vision_projector_path,  # an image projector for tiny (--mmproj), not a model
+    "tiny-audio": audio_projector_path,  # an audio projector for tiny (--mmproj), not a model
 }
 
 
@@ -38,7 +43,7 @@ def cache_dir() -> Path:
 
 
 def known_models() -> list[str]:
-    return sorted([*GENERATED, *PACKAGED])
+    return sorted([*GENERATED, *PACKAGED, *OWN_MODELS])
 
 
 def packaged_model_path(name: str) -> Path:
@@ -63,6 +68,8 @@ def resolve_model(name: str) -> Path:
         return GENERATED[name](cache_dir())
     if name in PACKAGED:
         return packaged_model_path(name)
+    if name in OWN_MODELS:  # a user's file, named by $LLAMATEST_MODEL and co. (models/own.py)
+        return own_model_path(name)
     if name.endswith(".gguf") and Path(name).is_file():
         return Path(name)
     raise AssertionError(f"unknown model '{name}': known models are {', '.join(known_models())}, "

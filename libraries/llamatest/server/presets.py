@@ -12,6 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from llamatest.models import own
+from llamatest.models.own import OWN_MODELS
+
 
 @dataclass(frozen=True, kw_only=True)
 class Preset:
@@ -24,6 +27,9 @@ class Preset:
     api_key: str | None = field(default=None, repr=False)  # a secret: never in a log line
     flags: tuple[str, ...] = ()
     description: str
+    # The own model (models/own.py) that replaces ``model`` when its variable is set: presets whose
+    # tests hold for any model of that kind. None: the preset is about its own model.
+    takes: str | None = None
 
     def __post_init__(self):
         if self.n_slots < 1 or self.n_ctx < self.n_slots:
@@ -51,51 +57,58 @@ class Preset:
 
 
 PRESETS: Mapping[str, Preset] = MappingProxyType({
-    "tiny-1-slot": Preset(model="tiny", n_slots=1, n_ctx=512,
+    "tiny-1-slot": Preset(takes="own", model="tiny", n_slots=1, n_ctx=512,
                           description="the generated tiny model, one slot"),
-    "tiny-2-slots": Preset(model="tiny", n_slots=2, n_ctx=1024,
+    "tiny-2-slots": Preset(takes="own", model="tiny", n_slots=2, n_ctx=1024,
                            description="the tiny model, two slots of 512 tokens"),
-    "tiny-3-slots": Preset(model="tiny", n_slots=3, n_ctx=1536,
+    "tiny-3-slots": Preset(takes="own", model="tiny", n_slots=3, n_ctx=1536,
                            description="the tiny model, three slots of 512 tokens: "
                                        "a slot count no default gives"),
-    "tiny-4-slots": Preset(model="tiny", n_slots=4, n_ctx=2048,
+    "tiny-4-slots": Preset(takes="own", model="tiny", n_slots=4, n_ctx=2048,
                            description="the tiny model, four slots of 512 tokens (concurrency)"),
-    "tiny-long-context": Preset(model="tiny", n_slots=1, n_ctx=32768,
+    "tiny-long-context": Preset(takes="own", model="tiny", n_slots=1, n_ctx=32768,
                                 description="the tiny model, one slot of 32768 tokens: "
                                             "a request with n_predict -1 runs for seconds"),
-    "tiny-embeddings": Preset(model="tiny", n_slots=1, n_ctx=512, embeddings=True,
+    "tiny-embeddings": Preset(takes="own", model="tiny", n_slots=1, n_ctx=512, embeddings=True,
                               description="the tiny model with the embeddings endpoints on"),
     "smollm2": Preset(model="smollm2", n_slots=1, n_ctx=2048,
                       description="SmolLM2-135M-Instruct, one slot: answers real prompts"),
-    "minilm-embeddings": Preset(model="minilm", n_slots=2, n_ctx=1024, embeddings=True,
+    "minilm-embeddings": Preset(takes="own-embedding", model="minilm", n_slots=2, n_ctx=1024, embeddings=True,
                                 description="all-MiniLM-L6-v2 (a real sentence-embedding model), "
                                             "two slots of 512 tokens, embeddings on"),
-    "tiny-reranker": Preset(model="tiny-reranker", n_slots=1, n_ctx=512, flags=("--reranking",),
+    "tiny-reranker": Preset(takes="own-reranker", model="tiny-reranker", n_slots=1, n_ctx=512, flags=("--reranking",),
                             description="the generated BERT reranker (random weights, pooling rank), "
                                         "one slot, reranking on"),
-    "tiny-metrics": Preset(model="tiny", n_slots=1, n_ctx=512, flags=("--metrics",),
+    "tiny-metrics": Preset(takes="own", model="tiny", n_slots=1, n_ctx=512, flags=("--metrics",),
                            description="the tiny model, one slot, with the Prometheus /metrics endpoint on"),
-    "tiny-infill": Preset(model="tiny", n_slots=1, n_ctx=512, flags=("--batch-size", "64"),
+    "tiny-infill": Preset(takes="own", model="tiny", n_slots=1, n_ctx=512, flags=("--batch-size", "64"),
                           description="the tiny model, one slot, 64-token batches: /infill keeps its "
                                       "input_extra and cuts long prefixes and suffixes at known lengths"),
-    "tiny-no-jinja": Preset(model="tiny", n_slots=1, n_ctx=512, flags=("--no-jinja",),
+    "tiny-no-jinja": Preset(takes="own", model="tiny", n_slots=1, n_ctx=512, flags=("--no-jinja",),
                             description="the tiny model, one slot, chat templates rendered by the legacy "
                                         "(non-Jinja) renderer"),
     "tiny-raw": Preset(model="tiny-raw", n_slots=1, n_ctx=512,
                        description="the tiny model's raw flavour: its output favours lone UTF-8 bytes "
                                    "(partial and invalid characters)"),
-    "tiny-2-slots-metrics": Preset(model="tiny", n_slots=2, n_ctx=4096, flags=("--metrics",),
+    "tiny-2-slots-metrics": Preset(takes="own", model="tiny", n_slots=2, n_ctx=4096, flags=("--metrics",),
                                    description="two slots of 2048 tokens with /metrics on: concurrent users "
                                                "with requests long enough to watch, deferred requests"),
-    "tiny-2-slots-context-shift": Preset(model="tiny", n_slots=2, n_ctx=512, flags=("--context-shift", "--metrics"),
+    "tiny-2-slots-context-shift": Preset(takes="own", model="tiny", n_slots=2, n_ctx=512,
+                                         flags=("--context-shift", "--metrics"),
                                          description="two slots of 256 tokens with context shift and /metrics: "
                                                      "generation past the context, requests that never end"),
-    "tiny-load": Preset(model="tiny", n_slots=2, n_ctx=2048, flags=("--metrics",),
+    "tiny-load": Preset(takes="own", model="tiny", n_slots=2, n_ctx=2048, flags=("--metrics",),
                         description="the tiny model, two slots of 1024 tokens, /metrics on: the load smoke "
                                     "profile of the default run"),
     "smollm2-load": Preset(model="smollm2", n_slots=4, n_ctx=4096, flags=("--metrics",),
                            description="SmolLM2-135M-Instruct, four slots of 1024 tokens, /metrics on: the "
                                        "load suites (500-token prompts plus their answers fit a slot)"),
+    "tiny-vision": Preset(model="tiny", n_slots=2, n_ctx=2048,
+                          description="the tiny model, two slots of 1024 tokens, for the image projector: the "
+                                      "suite adds ``--mmproj`` with the generated ``tiny-vision`` file"),
+    "tiny-audio": Preset(model="tiny", n_slots=1, n_ctx=1024,
+                         description="the tiny model, one slot of 1024 tokens, for the audio projector: the "
+                                     "suite adds ``--mmproj`` with the generated ``tiny-audio`` file"),
 })
 
 
@@ -104,12 +117,19 @@ def known_presets() -> list[str]:
 
 
 def preset(name: str) -> Preset:
-    """The preset called ``name``; an unknown name fails with the known names."""
+    """The preset called ``name``; an unknown name fails with the known names.
+
+    A preset that ``takes`` an own model runs it instead of its own when its variable
+    (``LLAMATEST_MODEL``, ``LLAMATEST_EMBEDDING_MODEL``, ``LLAMATEST_RERANK_MODEL``) is set.
+    """
     try:
-        return PRESETS[name]
+        entry = PRESETS[name]
     except KeyError:
         raise AssertionError(f"unknown server preset '{name}': known presets are "
                              f"{', '.join(known_presets())}") from None
+    if entry.takes and entry.takes in own.configured():
+        return entry.with_options(model=entry.takes)
+    return entry
 
 
 def robot_table() -> str:
@@ -117,6 +137,7 @@ def robot_table() -> str:
     rows = ["| =Preset= | =Model= | =Slots= | =Context= | =Flags= | =What for= |"]
     for name, entry in PRESETS.items():
         flags = " ".join(entry.args()).replace("|", "\\|")
-        rows.append(f"| ``{name}`` | {entry.model} | {entry.n_slots} | {entry.n_ctx} | ``{flags}`` "
+        model = f"{entry.model} (or ``${OWN_MODELS[entry.takes]}``)" if entry.takes else entry.model
+        rows.append(f"| ``{name}`` | {model} | {entry.n_slots} | {entry.n_ctx} | ``{flags}`` "
                     f"| {entry.description} |")
     return "\n".join(rows)

@@ -105,6 +105,7 @@ class Server:
     attempts: list[tuple[int, str]] = field(default_factory=list)  # (port, outcome) per start attempt
     preset: Preset | None = None  # the preset it was started from (for an external one: asked for)
     env: dict[str, str] = field(default_factory=dict)  # the LLAMA_ARG_* variables the process was given
+    headers: dict[str, str] = field(default_factory=dict, repr=False)  # an external server's key: never logged
 
     @property
     def external(self) -> bool:
@@ -192,9 +193,9 @@ def _log_tail_text(server: Server) -> str:
     return f"; last lines of {server.log.name}:\n{tail(server.log, LOG_TAIL_LINES)}"
 
 
-def server_props(url: str, timeout: float = 10.0) -> dict:
-    """The server's ``GET /props`` answer."""
-    resp = requests.get(join_url(url, "/props"), timeout=timeout)
+def server_props(url: str, timeout: float = 10.0, headers: dict | None = None) -> dict:
+    """The server's ``GET /props`` answer (``headers``: an external server's key)."""
+    resp = requests.get(join_url(url, "/props"), headers=headers or {}, timeout=timeout)
     resp.raise_for_status()
     return resp.json()
 
@@ -390,7 +391,7 @@ class ServerPool:
         """Build and model of the server, as the server under test is: for suite metadata."""
         server = self.get(alias)
         if server.external:
-            props = server_props(server.url)
+            props = server_props(server.url, headers=server.headers)
             return (f"{props.get('build_info', 'unknown build')} (external server at {server.url}); "
                     f"model {props.get('model_path', 'unknown')}")
         model = "none (router mode)" if server.model is None else server.model

@@ -1,0 +1,68 @@
+"""Clients of the official SDKs bound to one server: its base URL, its key, no retries, a timeout."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import anthropic
+import openai
+import requests
+
+from llamatest.textutil import join_url
+
+SDKS = ("openai", "anthropic")
+# The SDKs refuse to start without a key; a server without --api-key ignores whatever is sent.
+NO_KEY = "sk-no-key-required"
+DEFAULT_TIMEOUT = 30.0
+MODEL_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where and how an SDK client talks to a server.
+
+    ``base_url`` is the server's root (``http://127.0.0.1:PORT``): the OpenAI client gets ``/v1`` added,
+    the Anthropic client adds ``/v1/messages`` itself. ``strict`` turns on the SDKs' own validation of
+    every answer against their pydantic models (``_strict_response_validation``), so a field of the
+    wrong type fails with the SDK's validation message instead of being kept as it came.
+    """
+
+    base_url: str
+    api_key: str = field(default=NO_KEY, repr=False)  # a secret: never in a log line
+    timeout: float = DEFAULT_TIMEOUT
+    strict: bool = False
+
+    def client(self, sdk: str, asynchronous: bool = False):
+        """A new SDK client (``openai`` or ``anthropic``; ``AsyncOpenAI``/``AsyncAnthropic`` when asked)."""
+        options = {"api_key": self.api_key, "max_retries": 0, "timeout": self.timeout,
+                   "_strict_response_validation": self.strict}
+        if sdk == "openai":
+            cls = openai.AsyncOpenAI if asynchronous else openai.OpenAI
+            return cls(base_url=join_url(self.base_url, "/v1"), **options)
+        if sdk == "anthropic":
+            cls = anthropic.AsyncAnthropic if asynchronous else anthropic.Anthropic
+            return cls(base_url=self.base_url, **options)
+        raise ValueError(f"unknown SDK '{sdk}': expected one of {', '.join(SDKS)}")
+
+
+def key_of(headers: dict) -> str | None:
+    """The bearer key of a server's session headers (``Authorization: Bearer KEY``), None without one."""
+    value = next((v for k, v in headers.items() if k.lower() == "authorization"), "")
+    scheme, _, key = str(value).partition(" ")
+    return key.strip() or None if scheme.lower() == "bearer" else None
+
+
+def served_model(base_url: str, api_key: str = NO_KEY) -> str:
+    """The first model id the server lists in ``GET /v1/models``.
+
+    The SDKs require ``model``; a call that does not name one asks for the model the server says it runs.
+    """
+    resp = requests.get(join_url(base_url, "/v1/models"), headers={"Authorization": f"Bearer {api_key}"},
+                        timeout=MODEL_TIMEOUT_S)
+    resp.raise_for_status()
+    return resp.json()["data"][0]["id"]
+
+
+def versions() -> dict[str, str]:
+    """The installed SDK versions, ``{"openai": "3.57.0", "anthropic": "2.15.0"}``."""
+    return {"openai": openai.__version__, "anthropic": anthropic.__version__}

@@ -1,0 +1,200 @@
+"""Test media, generated and never downloaded: images (PNG, JPEG, WebP through Pillow) and WAV audio (numpy).
+
+Every image is a seeded pattern (the same `seed` gives the same pixels, different seeds differ), so two
+requests that send the same image send the same bytes. Robot imports this module as a library: the names
+in ``__all__`` are its keywords (``Image Data Uri    png    seed=3``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import struct
+import threading
+import wave
+import zlib
+
+import numpy as np
+from aiohttp import web
+from PIL import Image
+
+__all__ = ["image_bytes", "image_base64", "image_data_uri", "wav_bytes", "wav_base64", "wav_data_uri",
+           "start_media_fixture", "media_fixture_requests", "clear_media_fixture_requests", "stop_media_fixture",
+           "huge_png_bytes", "hostile_image_data_uri"]
+
+FORMATS = {"png": ("PNG", "image/png"), "jpeg": ("JPEG", "image/jpeg"), "webp": ("WEBP", "image/webp")}
+SAMPLE_RATE = 16000  # what mtmd's whisper preprocessor expects (it resamples anything else)
+
+
+def _pattern(width: int, height: int, seed: int) -> Image.Image:
+    """Blocks of seeded colours: distinct images for distinct seeds, and structure that survives JPEG."""
+    rng = np.random.default_rng(seed)
+    blocks = rng.integers(0, 256, size=(4, 4, 3), dtype=np.uint8)
+    pixels = np.kron(blocks, np.ones((-(-height // 4), -(-width // 4), 1), dtype=np.uint8))[:height, :width]
+    return Image.fromarray(pixels, "RGB")
+
+
+def image_bytes(kind: str = "png", seed: int = 0, width: int = 48, height: int = 40) -> bytes:
+    """The encoded image (`kind` png, jpeg or webp) of the seeded pattern."""
+    buffer = io.BytesIO()
+    _pattern(int(width), int(height), int(seed)).save(buffer, FORMATS[kind.lower()][0])
+    return buffer.getvalue()
+
+
+def image_base64(kind: str = "png", seed: int = 0, width: int = 48, height: int = 40) -> str:
+    """The image as plain base64 (no data URI prefix)."""
+    return base64.b64encode(image_bytes(kind, seed, width, height)).decode("ascii")
+
+
+def image_data_uri(kind: str = "png", seed: int = 0, width: int = 48, height: int = 40) -> str:
+    """``data:image/KIND;base64,…`` of the image."""
+    return f"data:{FORMATS[kind.lower()][1]};base64,{image_base64(kind, seed, width, height)}"
+
+
+def wav_bytes(seconds: float = 1.0, frequency: float = 440.0, seed: int = 0) -> bytes:
+    """A mono 16-bit WAV at 16 kHz: a sine of `frequency` plus seeded noise, `seconds` long."""
+    n = int(float(seconds) * SAMPLE_RATE)
+    t = np.arange(n) / SAMPLE_RATE
+    noise = np.random.default_rng(int(seed)).standard_normal(n) * 0.05
+    samples = np.clip(0.5 * np.sin(2 * np.pi * float(frequency) * t) + noise, -1.0, 1.0)
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(SAMPLE_RATE)
+        out.writeframes((samples * 32767).astype("<i2").tobytes())
+    return buffer.getvalue()
+
+
+def wav_base64(seconds: float = 1.0, frequency: float = 440.0, seed: int = 0) -> str:
+    """The WAV as plain base64 (what OpenAI's ``input_audio.data`` carries)."""
+    return base64.b64encode(wav_bytes(seconds, frequency, seed)).decode("ascii")
+
+
+def wav_data_uri(seconds: float = 1.0, frequency: float = 440.0, seed: int = 0) -> str:
+    """``data:audio/wav;base64,…`` of the WAV."""
+    return f"data:audio/wav;base64,{wav_base64(seconds, frequency, seed)}"
+
+
+# ----- a local media server on 127.0.0.1: what llama-server fetches when a request names an http:// URL -----
+BIG_BYTES = 11 * 1024 * 1024  # over the 10 MB limit of server-common.cpp handle_media
+_DEADLINE_S = 10.0
+
+
+class MediaFixture:
+    """An aiohttp server on 127.0.0.1 (port 0) in a thread with its own event loop, recording every request.
+
+    Routes: ``/image.png?seed=N`` (a generated PNG), ``/redirect`` (302 to ``/image.png``), ``/loop`` (302 to
+    itself), ``/big`` (200 ``image/png`` of `BIG_BYTES`).
+    """
+
+    def __init__(self):
+        self.requests: list[dict] = []
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="media-fixture", daemon=True)
+        self._thread.start()
+        self._runner = None
+        self.url = self._call(self._start())
+
+    def _call(self, coro):
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout=_DEADLINE_S)
+
+    async def _start(self) -> str:
+        app = web.Application(middlewares=[self._record])
+        app.router.add_get("/image.png", self._image)
+        app.router.add_get("/redirect", self._redirect_to("/image.png"))
+        app.router.add_get("/loop", self._redirect_to("/loop"))
+        app.router.add_get("/big", self._big)
+        self._runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=1)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
+        return f"http://127.0.0.1:{self._runner.addresses[0][1]}"
+
+    @web.middleware
+    async def _record(self, request: web.Request, handler):
+        self.requests.append({"method": request.method, "path": request.path, "query": request.query_string,
+                              "headers": dict(request.headers), "peer": request.remote})
+        return await handler(request)
+
+    @staticmethod
+    async def _image(request: web.Request) -> web.Response:
+        return web.Response(body=image_bytes("png", int(request.query.get("seed", 0))), content_type="image/png")
+
+    @staticmethod
+    def _redirect_to(location: str):
+        async def redirect(_request: web.Request) -> web.Response:
+            raise web.HTTPFound(location)
+        return redirect
+
+    @staticmethod
+    async def _big(_request: web.Request) -> web.Response:
+        return web.Response(body=bytes(BIG_BYTES), content_type="image/png")
+
+    def stop(self) -> None:
+        if self._runner is not None:
+            self._call(self._runner.cleanup())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=_DEADLINE_S)
+
+
+_fixture: MediaFixture | None = None
+
+
+def start_media_fixture() -> str:
+    """Starts the local media server (see `MediaFixture`) and returns its base URL, ``http://127.0.0.1:PORT``."""
+    global _fixture
+    stop_media_fixture()
+    _fixture = MediaFixture()
+    return _fixture.url
+
+
+def media_fixture_requests() -> list[dict]:
+    """The requests the media server received since it started, in order: method, path, query, headers, peer."""
+    if _fixture is None:
+        raise AssertionError("the media fixture is not running: call Start Media Fixture first")
+    return list(_fixture.requests)
+
+
+def clear_media_fixture_requests() -> None:
+    """Forgets the requests recorded so far."""
+    media_fixture_requests()
+    _fixture.requests.clear()
+
+
+def stop_media_fixture() -> None:
+    """Stops the local media server, if it runs."""
+    global _fixture
+    if _fixture is not None:
+        _fixture.stop()
+        _fixture = None
+
+
+# ----- hostile media: files that claim to be media and are not, or claim sizes they do not have -----
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def huge_png_bytes(width: int = 50000, height: int = 50000) -> bytes:
+    """A well-formed PNG header (signature, IHDR with a correct CRC) claiming `width` × `height` RGB pixels,
+    followed by one row of compressed data and IEND: a decoder that trusts the header allocates gigabytes."""
+    ihdr = struct.pack(">IIBBBBB", int(width), int(height), 8, 2, 0, 0, 0)
+    row = zlib.compress(b"\x00" + bytes(3 * min(int(width), 64)))
+    return b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", ihdr) + _png_chunk(b"IDAT", row) + _png_chunk(b"IEND", b"")
+
+
+def hostile_image_data_uri(kind: str) -> str:
+    """A ``data:`` URI of hostile image bytes: ``truncated-png`` (the first half of a PNG), ``corrupt-jpeg`` (a
+    JPEG with its middle overwritten), ``huge-png`` (`huge_png_bytes`), ``empty`` (zero bytes), ``text`` (a
+    text file labelled ``image/png``). A `kind` that is already a ``data:`` URI is returned as it is."""
+    if kind.startswith("data:"):
+        return kind
+    png, jpeg = image_bytes("png", 7), image_bytes("jpeg", 7)
+    payloads = {
+        "truncated-png": png[: len(png) // 2],
+        "corrupt-jpeg": jpeg[:64] + bytes(len(jpeg) - 128) + jpeg[-64:],
+        "huge-png": huge_png_bytes(),
+        "empty": b"",
+        "text": b"this is not an image\n",
+    }
+    return f"data:image/png;base64,{base64.b64encode(payloads[kind]).decode('ascii')}"

@@ -1,0 +1,55 @@
+*** Settings ***
+Documentation       Structured outputs through the OpenAI SDK: `response_format` with a JSON schema, and
+...                 `client.chat.completions.parse(...)` and `.stream(...)` with a pydantic model, whose parsed
+...                 result is the model instance. The schema (`sdk_schemas.py`) has only literal fields, so its
+...                 grammar fixes the answer and ends it. On `tiny` grammars work only with the legacy
+...                 renderer (`tiny-no-jinja`; with Jinja this build answers 400 "Failed to initialize samplers").
+...                 Reference: https://platform.openai.com/docs/guides/structured-outputs
+Resource            ../../resources/clients.resource
+Variables           sdk_schemas.py
+Suite Setup         Start SDK Suite Server    tiny-no-jinja
+Suite Teardown      Stop Servers For Suite
+Test Timeout        1 minute
+Test Tags           sdk    chat
+
+
+*** Variables ***
+${QUESTION}     The capital of France, as JSON.
+&{PARIS}        name=Paris    country=France
+
+
+*** Test Cases ***
+Parse Returns The Pydantic Model Of The Answer
+    ${messages} =    User Messages    ${QUESTION}
+    ${answer} =    OpenAI Call    chat.completions.parse    messages=${messages}    response_format=${CITY}
+    ...    max_tokens=${64}
+    Should Be Typed    ${answer}    ParsedChatCompletion
+    Should Be Equal    ${answer.choices[0].message.parsed}    ${{ $CITY(**$PARIS) }}
+
+Json Schema Response Format Gives Content That Matches The Schema
+    ${messages} =    User Messages    ${QUESTION}
+    ${answer} =    OpenAI Call    chat.completions.create    messages=${messages}    max_tokens=${64}
+    ...    response_format=${{ {"type": "json_schema", "json_schema": $CITY_SCHEMA} }}
+    ${content} =    Answer Text    ${answer}
+    Should Be Equal    ${{ json.loads($content) }}    ${PARIS}
+
+Structured Answer Ends By Itself With Finish Reason Stop
+    ${messages} =    User Messages    ${QUESTION}
+    ${answer} =    OpenAI Call    chat.completions.parse    messages=${messages}    response_format=${CITY}
+    ...    max_tokens=${64}
+    Should Be Equal    ${answer.choices[0].finish_reason}    stop
+    Should Be True    ${answer.usage.completion_tokens} < 64
+
+Stream Helper Parses The Final Completion
+    ${messages} =    User Messages    ${QUESTION}
+    ${call} =    OpenAI Stream    chat.completions.stream    messages=${messages}    response_format=${CITY}
+    ...    max_tokens=${64}
+    Should Be Equal    ${call.result.choices[0].message.parsed}    ${{ $CITY(**$PARIS) }}
+    ${streamed} =    Streamed Text    ${call}
+    Should Be Equal    ${call.result.choices[0].message.content}    ${streamed}
+
+Async Parse Returns The Same Model
+    ${messages} =    User Messages    ${QUESTION}
+    ${answer} =    Async OpenAI Call    chat.completions.parse    messages=${messages}    response_format=${CITY}
+    ...    max_tokens=${64}
+    Should Be Equal    ${answer.choices[0].message.parsed}    ${{ $CITY(**$PARIS) }}

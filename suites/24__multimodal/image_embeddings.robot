@@ -1,0 +1,68 @@
+*** Settings ***
+Documentation       Embeddings with an image (`/v1/embeddings` and `/embeddings` with OAI content parts, a
+...                 llama.cpp extension the server's README documents for models loaded with `--mmproj`), on
+...                 `tiny` with the generated `tiny-vision` projector, embeddings on and mean pooling: one
+...                 vector per input, the same image gives the same vector, different images different ones,
+...                 and a text-only input gets the vector it gets from `tiny` without a projector.
+Resource            ../../resources/multimodal.resource
+Resource            ../../resources/embeddings.resource
+Suite Setup         Start Embedding Servers
+Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
+Test Tags           multimodal    embeddings    needs:tiny
+
+
+*** Test Cases ***
+Each Input Gets One Vector In Order
+    ${first} =    Image Input    ${1}
+    ${second} =    Image Input    ${2}
+    ${resp} =    Embeddings    ${{ [$first, $second, {"content": [{"type": "text", "text": "hello"}]}] }}
+    ${indexes} =    Result Indexes    ${resp.json()}[data]
+    Should Be Equal    ${indexes}    ${{ [0, 1, 2] }}
+    ${vectors} =    Embedding Vectors    ${resp}
+    Each Vector Should Have Length    ${vectors}    ${N_EMBD}
+
+The Same Image Gives The Same Vector
+    ${input} =    Image Input    ${3}
+    ${first} =    Embedding Of    ${{ [$input] }}
+    ${again} =    Embedding Of    ${{ [$input] }}
+    Vectors Should Be Equal Within    ${again}    ${first}
+
+Different Images Give Different Vectors
+    ${one} =    Image Input    ${4}
+    ${other} =    Image Input    ${5}
+    ${first} =    Embedding Of    ${{ [$one] }}
+    ${second} =    Embedding Of    ${{ [$other] }}
+    ${cosine} =    Cosine Similarity    ${first}    ${second}
+    Should Be True    $cosine < 0.9999    the two images gave vectors with cosine ${cosine}
+
+The Native Route Embeds An Image Like The OpenAI Route
+    ${input} =    Image Input    ${6}
+    ${oai} =    Embedding Of    ${{ [$input] }}
+    ${resp} =    Native Embeddings    ${{ [$input] }}    route=/embeddings
+    Vectors Should Be Equal Within    ${resp.json()}[0][embedding][0]    ${oai}    tolerance=1e-4
+
+A Loaded Projector Leaves Text Embeddings Unchanged
+    ${with_projector} =    Embedding Of    hello world
+    ${without} =    Embedding Of    hello world    server=plain
+    Vectors Should Be Equal Within    ${with_projector}    ${without}
+
+
+*** Keywords ***
+Start Embedding Servers
+    [Documentation]    Starts the suite's server (`tiny-vision` with its projector, embeddings on, mean pooling)
+    ...    and `plain`, the same model and flags without a projector. Keeps `tiny`'s width in `${N_EMBD}`.
+    Start Projector Server For Suite    tiny-vision    tiny-vision    --pooling    mean    embeddings=${True}
+    Start Preset Server    tiny-vision    --pooling    mean    embeddings=${True}    alias=plain
+    ${model} =    Model Metadata    tiny
+    VAR    ${N_EMBD}    ${model}[n_embd]    scope=SUITE    # robocop: off=no-suite-variable
+
+Image Input
+    [Documentation]    Returns one `/v1/embeddings` input object: a content list with the generated PNG of `seed`
+    ...    and a text after it (a prompt that ends with an image aborts this build: see
+    ...    `prompt_ending_with_an_image.robot`).
+    [Arguments]    ${seed}
+    ${image} =    Generated Image Part    png    ${seed}
+    ${text} =    Text Part    describe
+    VAR    &{input}    content=${{ [$image, $text] }}
+    RETURN    ${input}

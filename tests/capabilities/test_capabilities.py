@@ -1,0 +1,131 @@
+"""The needs:NAME vocabulary, its discovery on a server (the fixture server's fake llama-server), and its reasons."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from llamatest import capabilities
+from llamatest.capabilities import Target
+from llamatest.server import target as server_target
+
+_keys = itertools.count()
+
+
+@pytest.fixture
+def fake(server) -> str:
+    """A fresh fake llama-server of the fixture server: GET /slots and /metrics answer 200, /props is a 404."""
+    return f"{server}/fake/capabilities-{next(_keys)}"
+
+
+def with_props(props: dict, **fields) -> Target:
+    target = Target("http://127.0.0.1:9", **fields)
+    target.__dict__["props"] = props  # what GET /props would have said
+    return target
+
+
+def test_every_name_has_a_meaning_and_a_way_to_get_it():
+    for capability in capabilities.VOCABULARY.values():
+        assert capability.meaning and capability.get_it, capability.name
+    assert "managed" in capabilities.known_names()
+
+
+def test_needs_are_read_from_tags_only():
+    tags = ["completion", "needs:metrics", "NEEDS:Multi-Slot", "needs-smollm2"]
+    assert capabilities.needs_of_tags(tags) == ["metrics", "multi-slot"]
+
+
+def test_an_unknown_name_is_reported_with_the_known_names():
+    message = capabilities.unknown_message(capabilities.unknown(["metrics", "metrix"]))
+    assert message.startswith("unknown capability tag needs:metrix: the known names are managed, tiny")
+
+
+@pytest.mark.parametrize(("flags", "needs"), [
+    (["--ctx-size", "512", "--parallel", "2"], []),
+    (["--metrics", "--embeddings", "--pooling", "mean"], ["metrics", "embeddings", "managed"]),
+    (["--slot-save-path", "/tmp/x", "--reranking"], ["slot-save", "reranking"]),
+    (["--lora", "a.gguf", "--n-predict", "-1"], ["managed"]),
+])
+def test_flags_give_the_needs_a_suite_server_must_meet(flags, needs):
+    assert capabilities.needs_of_flags(flags) == needs
+
+
+def test_routes_are_discovered_with_requests_that_change_nothing(fake):
+    target = Target(fake)
+    assert capabilities.missing(target, ["metrics", "slots"]) is None
+    assert capabilities.missing(target, ["embeddings"]) == \
+        "needs --embeddings: this server answers POST /embedding with 404"
+
+
+def test_props_are_asked_once_and_a_missing_props_is_empty(fake):
+    target = Target(fake)
+    assert target.props == {}
+    assert capabilities.missing(target, ["multi-slot"]) == \
+        "needs 2 or more slots (--parallel 2): this server has total_slots None"
+
+
+def test_slots_and_template_caps_come_from_props():
+    target = with_props({"total_slots": 4, "chat_template_caps": {"supports_tools": False}})
+    assert capabilities.missing(target, ["multi-slot"]) is None
+    assert capabilities.missing(target, ["tools"]) == \
+        "needs a chat template with tool calls: its chat template has supports_tools False"
+
+
+def test_an_external_server_is_not_managed_and_runs_none_of_our_generated_models():
+    target = with_props({"model_path": "/models/qwen.gguf"})
+    assert capabilities.missing(target, ["managed"]) == \
+        "needs a managed server: unset LLAMA_SERVER_URL or pass --also-managed"
+    assert capabilities.missing(target, ["tiny"]) == \
+        "needs the tiny model (deterministic gibberish that never stops by itself): " \
+        "a managed server (this one runs qwen.gguf)"
+
+
+def test_an_external_server_on_the_packaged_smollm2_has_its_trait():
+    target = with_props({"model_path": "/x/SmolLM2-135M-Instruct.Q4_1.gguf"})
+    assert capabilities.missing(target, ["smollm2"]) is None
+
+
+def test_a_managed_server_has_its_model_and_what_its_flags_give_without_a_probe():
+    target = with_props({}, managed=True, model="tiny-reranker", flags=("--reranking", "--metrics"))
+    assert capabilities.missing(target, ["managed", "reranker", "reranking", "metrics"]) is None
+    assert capabilities.missing(target, ["tiny"]).endswith("a managed server (this one runs tiny-reranker)")
+
+
+def test_the_key_goes_as_a_bearer_header(monkeypatch):
+    monkeypatch.setenv(server_target.ENV_API_KEY, "k-1")
+    assert server_target.auth_headers() == {"Authorization": "Bearer k-1"}
+    assert server_target.auth_headers("") == {}
+
+
+def test_a_url_that_is_not_a_llama_server_is_refused_in_one_line(server):
+    with pytest.raises(ValueError, match=r"is not a llama-server: GET /props answers 404 without build_info"):
+        server_target.check_external(server, "")
+
+
+def test_an_unreachable_url_is_refused_in_one_line(closed_port_url):
+    with pytest.raises(ValueError, match=r"no answer: ConnectionError"):
+        server_target.check_external(closed_port_url, "")
+
+
+def test_without_an_external_target_every_suite_may_start_its_own(monkeypatch):
+    monkeypatch.delenv("LLAMA_SERVER_URL", raising=False)
+    assert server_target.managed_allowed()
+    assert server_target.choose(True, ["metrics"], "S") is None
+
+
+def test_an_external_target_that_lacks_a_flag_makes_the_suite_unavailable(monkeypatch, fake):
+    monkeypatch.setenv("LLAMA_SERVER_URL", fake)
+    monkeypatch.delenv(server_target.ENV_ALSO_MANAGED, raising=False)
+    assert server_target.choose(True, ["metrics"], "S") is server_target.external_target()
+    with pytest.raises(server_target.Unavailable, match="needs --embeddings"):
+        server_target.choose(True, ["embeddings"], "S")
+    assert server_target.choose(False, [], "S") is None  # a second server is always started here
+
+
+def test_also_managed_starts_its_own_when_the_suite_needs_more(monkeypatch, fake):
+    monkeypatch.setenv("LLAMA_SERVER_URL", fake)
+    monkeypatch.setenv(server_target.ENV_ALSO_MANAGED, "1")
+    server_target.plan_suite("Mixed", {"managed"})
+    assert server_target.choose(True, [], "Mixed") is None
+    assert server_target.choose(True, ["metrics"], "Plain") is server_target.external_target()

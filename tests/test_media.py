@@ -1,0 +1,71 @@
+"""Generated test media: seeded images in three formats and WAV clips, never downloaded."""
+
+import base64
+import io
+import struct
+import wave
+import zlib
+
+import pytest
+from PIL import Image
+
+from llamatest import media
+
+
+@pytest.mark.parametrize(("kind", "pil_format"), [("png", "PNG"), ("jpeg", "JPEG"), ("webp", "WEBP")])
+def test_images_decode_in_their_format_and_size(kind, pil_format):
+    image = Image.open(io.BytesIO(media.image_bytes(kind, seed=1, width=30, height=20)))
+    assert (image.format, image.size) == (pil_format, (30, 20))
+
+
+def test_the_same_seed_gives_the_same_bytes_and_another_seed_other_ones():
+    assert media.image_bytes("png", seed=3) == media.image_bytes("png", seed=3)
+    assert media.image_bytes("png", seed=3) != media.image_bytes("png", seed=4)
+
+
+def test_data_uris_carry_the_media_type_and_the_base64_bytes():
+    uri = media.image_data_uri("jpeg", seed=2)
+    head, data = uri.split(",", 1)
+    assert head == "data:image/jpeg;base64"
+    assert base64.b64decode(data) == media.image_bytes("jpeg", seed=2)
+    assert media.wav_data_uri(0.5).startswith("data:audio/wav;base64,")
+
+
+def test_wav_is_mono_16_bit_16_khz_of_the_asked_length():
+    with wave.open(io.BytesIO(media.wav_bytes(seconds=1.5)), "rb") as clip:
+        assert (clip.getnchannels(), clip.getsampwidth(), clip.getframerate()) == (1, 2, 16000)
+        assert clip.getnframes() == 24000
+
+
+def test_only_the_media_functions_are_robot_keywords():
+    assert all(callable(getattr(media, name)) for name in media.__all__)
+    assert "Image" not in media.__all__
+
+
+def test_the_huge_png_header_claims_its_size_with_a_valid_crc():
+    data = media.huge_png_bytes(50000, 40000)
+    length, kind = struct.unpack(">I4s", data[8:16])
+    assert (kind, struct.unpack(">II", data[16:24])) == (b"IHDR", (50000, 40000))
+    assert struct.unpack(">I", data[16 + length:20 + length])[0] == zlib.crc32(data[12:16 + length])
+    with pytest.raises(Image.DecompressionBombError):  # Pillow trusts the header, and refuses the size
+        Image.open(io.BytesIO(data))
+
+
+@pytest.mark.parametrize("kind", ["truncated-png", "corrupt-jpeg", "huge-png", "empty", "text"])
+def test_hostile_images_are_png_data_uris(kind):
+    assert media.hostile_image_data_uri(kind).startswith("data:image/png;base64,")
+    assert media.hostile_image_data_uri("data:x") == "data:x"
+
+
+def test_the_fixture_serves_and_records_on_loopback_only():
+    import urllib.request
+
+    url = media.start_media_fixture()
+    try:
+        assert url.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(f"{url}/image.png?seed=5", timeout=10) as resp:
+            assert resp.read() == media.image_bytes("png", 5)
+        assert [(r["method"], r["path"], r["query"]) for r in media.media_fixture_requests()] == [
+            ("GET", "/image.png", "seed=5")]
+    finally:
+        media.stop_media_fixture()
