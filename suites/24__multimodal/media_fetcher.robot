@@ -16,6 +16,9 @@ Test Tags           multimodal    security    needs:tiny
 
 *** Variables ***
 ${CANNOT_GET}       error: cannot make GET request
+${TRICKLE_STATUS}    400
+${TRICKLE_TYPE}      invalid_request_error
+${TRICKLE_MESSAGE}    Failed to load image or audio file
 
 
 *** Test Cases ***
@@ -64,6 +67,17 @@ A Redirect Loop Ends After A Bounded Number Of Fetches
     Chat With Messages    ${messages}    max_tokens=${2}    expected_status=any
     ${requests} =    Media Fixture Requests
     Should Be True    1 < len($requests) <= 32    the fetcher asked /loop ${{ len($requests) }} times
+
+A Trickling Image Server Ends In An Error Object And The Server Survives
+    [Documentation]    The fixture sends one byte a second for 12 seconds, longer than the fetcher's 10 s timeout.
+    ...    This build waits for all of it (the timeout bounds each read, not the download: a host that
+    ...    trickles holds the request and an HTTP thread as long as it likes; no written contract states the
+    ...    limit, hence no `bug`), then refuses the bytes, which are no image, with an error object.
+    [Tags]    build-specific
+    ${messages} =    Chat About Url    /trickle
+    ${resp} =    Chat With Messages    ${messages}    max_tokens=${2}    expected_status=any
+    Error Response Should Be    ${resp}    ${TRICKLE_STATUS}    ${TRICKLE_TYPE}    message=${TRICKLE_MESSAGE}
+    Server Should Be Running
 
 A File URL Is Refused Without A Media Path
     ${messages} =    Chat About Url    file:///etc/hostname

@@ -72,3 +72,19 @@ def test_the_version_comes_from_the_environment_then_the_dist_info_then_the_vers
     assert builds.binary_version(other, "version: 7000 (abc1234)", env={}) == "7000"
     assert builds.binary_version(other, "version: 0.6.0-dev (build 0, commit unknown)", env={}) is None
     assert builds.version_from_output("version: 0.6.0-dev (build 11401, commit abc)") == "11401"
+
+
+def test_a_suite_is_skipped_only_when_every_test_is_outside_its_range():
+    tags = [["builds:10825-"], ["builds:10825-", "chat"]]
+    assert builds.suite_skip_reason(tags, "9905.0.0").startswith("holds for builds 10825 and later")
+    assert builds.suite_skip_reason([*tags, ["chat"]], "9905.0.0") is None
+    assert builds.suite_skip_reason(tags, "10825.0.0") is None
+    assert builds.suite_skip_reason([], "9905.0.0") is None
+
+
+def test_build_info_of_a_server_names_its_build():
+    from llamatest.server.builds import version_from_build_info
+
+    assert version_from_build_info("b11434-abc1234") == "11434"
+    assert version_from_build_info("b0-unknown") is None
+    assert version_from_build_info("") is None

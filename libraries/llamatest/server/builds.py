@@ -98,6 +98,13 @@ def build_skip_reason(tags, version: str | None) -> str | None:
     return None
 
 
+def suite_skip_reason(tests_tags, version: str | None) -> str | None:
+    """The reason to skip a whole suite, before its Suite Setup starts a server the build may refuse
+    (``--tools get_info`` on builds before it existed): when every test's tags exclude ``version``."""
+    reasons = [build_skip_reason(tags, version) for tags in tests_tags]
+    return reasons[0] if reasons and all(reasons) else None
+
+
 def unknown_build_note(tags, version: str | None) -> str | None:
     """The log line for a ``builds:``-tagged test run on a build whose number is unknown, else None."""
     ranges = build_ranges(tags)
@@ -129,6 +136,12 @@ def version_from_output(version_line: str) -> str | None:
     """The build number in a ``--version`` line, when the binary knows it (not ``build 0``)."""
     found = (re.search(r"\(build (\d+)", version_line)
              or re.match(r"version: (\d+) \(", version_line.strip()))
+    return found.group(1) if found and int(found.group(1)) > 0 else None
+
+
+def version_from_build_info(build_info: str) -> str | None:
+    """The build number in a server's ``/props`` ``build_info`` (``b11434-abc1234``), unless it is ``b0``."""
+    found = re.match(r"b(\d+)", (build_info or "").strip())
     return found.group(1) if found and int(found.group(1)) > 0 else None
 
 
