@@ -5,6 +5,7 @@ import pytest
 from llamatest.concurrency import checks
 from llamatest.concurrency.batch import Batch
 from llamatest.concurrency.timeline import MetricsSample, Probe, RequestSpan, SlotSample, SlotState, Timeline
+from llamatest.machine import NotJudged
 from llamatest.streaming.result import StreamEvent, StreamResult
 
 OVERFLOW = {"code": 500, "message": "Context size has been exceeded.", "type": "server_error"}
@@ -245,3 +246,20 @@ def test_a_batch_without_timeline_or_abandoned_request():
         checks.all_slots_were_busy(batch(native("a")))
     with pytest.raises(AssertionError, match="no request was abandoned by the client"):
         checks.cancelled_requests_freed_their_slots(batch(timeline=Timeline(slots=[slots(0.0, None)])), 1)
+
+
+def test_no_deferral_seen_is_the_samplers_fault_when_it_began_too_late():
+    def timeline(first_metrics_sent):
+        # Request 1 ran first and ended at 0.138 s; request 0 waited for slot 0 until then.
+        spans = [RequestSpan(0, 0.004, None, 0.397, slot=0), RequestSpan(1, 0.004, None, 0.138, slot=0)]
+        zero = {"requests_deferred": 0.0}
+        return Timeline(slots=[slots(0.15, 3), slots(0.4, None)], requests_done=0.4, end=0.4, requests=spans,
+                        metrics=[MetricsSample(first_metrics_sent + 0.001, first_metrics_sent, zero),
+                                 MetricsSample(0.4, 0.399, zero)])
+
+    with pytest.raises(NotJudged, match=r"^not judged, the /slots sampler fell behind .*first /metrics request went "
+                                        r"out 0.150 s into the batch, after the first request had ended \(0.138 s\)"):
+        checks.requests_were_deferred(batch(native("a"), native("b"), timeline=timeline(0.15)))
+    with pytest.raises(AssertionError, match=r"^llamacpp:requests_deferred stayed 0 in 2 samples$") as failure:
+        checks.requests_were_deferred(batch(native("a"), native("b"), timeline=timeline(0.01)))
+    assert not isinstance(failure.value, NotJudged)

@@ -339,6 +339,12 @@ def requests_were_deferred(batch: Batch) -> None:
     if most is None:
         raise AssertionError("/metrics has no llamacpp:requests_deferred")
     if most <= 0:
+        # A request can only wait while another runs: before the first request ended. A sampler that sent
+        # no /metrics request until then could not have seen the wait.
+        first_end = min((span.end for span in tl.requests if span.end is not None), default=None)
+        if first_end is not None and tl.metrics[0].t_sent >= first_end:
+            raise _sampler_behind(batch, f"its first /metrics request went out {tl.metrics[0].t_sent:.3f} s into "
+                                         f"the batch, after the first request had ended ({first_end:.3f} s)")
         raise AssertionError(f"llamacpp:requests_deferred stayed 0 in {len(tl.metrics)} samples")
 
 
