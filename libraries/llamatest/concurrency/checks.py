@@ -339,12 +339,13 @@ def requests_were_deferred(batch: Batch) -> None:
     if most is None:
         raise AssertionError("/metrics has no llamacpp:requests_deferred")
     if most <= 0:
-        # A request can only wait while another runs: before the first request ended. A sampler that sent
-        # no /metrics request until then could not have seen the wait.
-        first_end = min((span.end for span in tl.requests if span.end is not None), default=None)
-        if first_end is not None and tl.metrics[0].t_sent >= first_end:
-            raise _sampler_behind(batch, f"its first /metrics request went out {tl.metrics[0].t_sent:.3f} s into "
-                                         f"the batch, after the first request had ended ({first_end:.3f} s)")
+        # A request surely waits once all are sent and until the first one ends. A sampler with no /metrics
+        # answer from inside that window could not have seen the wait.
+        ends = [span.end for span in tl.requests if span.end is not None]
+        sent = [span.sent for span in tl.requests if span.sent is not None]
+        if ends and sent and not any(max(sent) <= m.t_sent and m.t <= min(ends) for m in tl.metrics):
+            raise _sampler_behind(batch, f"no /metrics answer came between the last request sent "
+                                         f"({max(sent):.3f} s) and the first one ended ({min(ends):.3f} s)")
         raise AssertionError(f"llamacpp:requests_deferred stayed 0 in {len(tl.metrics)} samples")
 
 
