@@ -75,9 +75,10 @@ Props Defaults Are The Settings Of A Request That Sets None
     Props Defaults Should Be The Settings Of    ${props}    ${out}
 
 Props Defaults Echo The Keep Flag
-    [Documentation]    Same contract, for `--keep 5`: a request that sets no `n_keep` runs with 5 (see `Request
-    ...    Without Settings Runs With The Server Flags`), but `/props` reports `n_keep` 0, the built-in
-    ...    default. Same cause as above.
+    [Documentation]    Contract: the server README, `/props`: `default_generation_settings` are "the default
+    ...    generation settings for the `/completion` endpoint". For `--keep 5`: a request that sets no `n_keep`
+    ...    runs with 5 (see `Request Without Settings Runs With The Server Flags`), but `/props` reports `n_keep`
+    ...    0, the built-in default. Same cause as above.
     [Tags]    bug
     [Setup]    Start Preset Server    tiny-1-slot    --keep    5    alias=keep
     ${settings} =    Server Settings    keep
