@@ -6,7 +6,7 @@
     python3 run.py --include health -v SLOTS:4 suites/01__health
 
 `python3 run.py --help` lists run.py's own options; everything else goes to robot, after the
-defaults in robot.args. Set-up (venv, packages, the llama-server wheel) is llamatest.bootstrap.
+defaults in robot.args and selection.args. Set-up (venv, packages, the llama-server wheel) is llamatest.bootstrap.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ if str(ROOT / "libraries") not in sys.path:
 from llamatest import bootstrap, settings  # noqa: E402  (stdlib only, importable before set-up)
 
 RESULTS = settings.RESULTS
-ROBOT_ARGS = ROOT / "robot.args"
+ROBOT_ARGS = ROOT / "robot.args"  # what every run needs; plain robot reads it too
+SELECTION_ARGS = ROOT / "selection.args"  # the default selection: run.py adds it, plain robot when asked
 SUITES = ROOT / "suites"
 HARNESS = ROOT / "tests" / "harness"
 ROOT_RELATIVE_OPTIONS = ("outputdir", "pythonpath")  # path options in robot.args, relative to ROOT
@@ -80,9 +81,9 @@ Environment variables:
   {settings.ENV_LOAD_HISTORY:<20} earlier load runs and baselines (default results/load-history)
   {bootstrap.ENV_VENV:<20} the virtual environment (default .venv in the repository)
 
-Every other option goes to robot, after the defaults in robot.args (--outputdir results,
---exclude bug, wrong_usage and load unless an --include names them, ...); the default data source
-is suites/.
+Every other option goes to robot, after robot.args (--outputdir results, the listeners, ...) and
+selection.args (--exclude bug, wrong_usage, load, ..., each dropped when an --include names it);
+the default data source is suites/.
 Relative paths among them are relative to the current directory, as with robot itself.
 For robot's options see: python -m robot --help  (after set-up: .venv/bin/python -m robot --help)
 """
@@ -164,11 +165,12 @@ def names_tag(patterns: list[str], tag: str) -> bool:
 
 
 def robot_defaults(includes: list[str] | tuple = ()) -> list[str]:
-    """robot.args as command-line arguments, its relative paths resolved against the repository.
+    """robot.args and selection.args as command-line arguments, relative paths resolved against the repository.
 
     A default ``--exclude TAG`` (bug, wrong_usage, load) is dropped when one of ``includes`` names that tag.
     """
-    options, _ = robot_parser(env_options=False).parse_args(["--argumentfile", str(ROBOT_ARGS)])
+    options, _ = robot_parser(env_options=False).parse_args(
+        ["--argumentfile", str(ROBOT_ARGS), "--argumentfile", str(SELECTION_ARGS)])
     options["exclude"] = [tag for tag in options.get("exclude", []) if not names_tag(list(includes), tag)]
     for name in ROOT_RELATIVE_OPTIONS:
         value = options.get(name)

@@ -112,8 +112,10 @@ def test_include_from_robot_options_variable_and_argument_file(tmp_path, monkeyp
 def test_defaults_come_from_robot_args_with_repository_paths(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     text = (run.ROOT / "robot.args").read_text().split()
-    for option in ["--pythonpath", "--exclude", "--outputdir", "--loglevel", "--xunit"]:
+    for option in ["--pythonpath", "--outputdir", "--loglevel", "--xunit"]:
         assert option in text
+    assert "--exclude" not in text  # plain robot -A robot.args -i bug must be able to run bug tests
+    assert "--exclude" in (run.ROOT / "selection.args").read_text().split()
     cmd = run.suites_run([], DESCRIPTION).cmd
     assert cmd[1:3] == ["-m", "robot"]
     assert cmd[cmd.index("--outputdir") + 1] == str(run.ROOT / "results")
@@ -179,8 +181,8 @@ def test_harness_run_has_its_own_output_directory():
 def copy_of_run_py(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     (root / "libraries" / "llamatest").mkdir(parents=True)
-    for name in ["run.py", "robot.args", "libraries/llamatest/__init__.py", "libraries/llamatest/settings.py",
-                 "libraries/llamatest/bootstrap.py"]:
+    for name in ["run.py", "robot.args", "selection.args", "libraries/llamatest/__init__.py",
+                 "libraries/llamatest/settings.py", "libraries/llamatest/bootstrap.py"]:
         shutil.copy(run.ROOT / name, root / name)
     return root
 
