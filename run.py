@@ -57,6 +57,8 @@ run.py options:
   --timeout SECONDS    bound the whole run (default {DEFAULT_TIMEOUT}); then SIGTERM so teardowns
                        run, SIGKILL {KILL_GRACE} s later
   --setup-only         set up and stop
+  --list [TAG]         list the suite files and their test counts (with TAG, a tag pattern as for
+                       --include: the matching tests and their tags) without starting anything
   --also-managed       with {settings.ENV_SERVER_URL}: suites that cannot run on that server start
                        their own servers (without it they are skipped, with the reason)
   --server-version VERSION
@@ -104,6 +106,11 @@ def parse_args(argv: list[str]) -> tuple[dict, list[str]]:
             options["selftest"] = True
         elif arg == "--setup-only":
             options["setup_only"] = True
+        elif arg == "--list" or arg.startswith("--list="):
+            value = arg.partition("=")[2] if "=" in arg else None
+            if value is None and rest_of(argv, arg) and not rest_of(argv, arg)[0].startswith("-"):
+                value = next(args)
+            options["list"] = value or ""
         elif arg == "--also-managed":
             options["also_managed"] = True
         elif arg in ("-h", "-?", "--help"):
@@ -121,6 +128,10 @@ def parse_args(argv: list[str]) -> tuple[dict, list[str]]:
         else:
             rest.append(arg)
     return options, rest
+
+
+def rest_of(argv: list[str], arg: str) -> list[str]:
+    return argv[argv.index(arg) + 1:]
 
 
 def _seconds(value: str) -> float:
@@ -481,9 +492,25 @@ def main(argv: list[str]) -> int:
         python = str(bootstrap.venv_python())
         os.execv(python, [python, str(Path(__file__).resolve()), *argv])
     bootstrap.ensure_setup()
+    if "list" in options:
+        return list_tests(options["list"] or None, passthrough)
     if options.get("server_version"):  # set only when given
         use_server_version(options["server_version"])
     return execute(options, passthrough)
+
+
+def list_tests(tag: str | None, passthrough: list[str]) -> int:
+    """Prints the suite files, their test counts and (with a tag) the tests: nothing is started."""
+    from llamatest import listing
+
+    options, _ = parse_robot_args(["--argumentfile", str(SELECTION_ARGS)])
+    sources = [Path(s) for s in parse_robot_args(passthrough)[1]] or [SUITES]
+    for source in sources:
+        if not source.exists():
+            say(f"--list: {source} does not exist; give a suite folder or file, or none for suites/")
+            return 2
+        print(listing.render(listing.collect(source, options.get("exclude", []), tag), tag), flush=True)
+    return 0
 
 
 def use_server_version(value: str) -> None:

@@ -400,3 +400,15 @@ def test_relative_suite_and_output_directory_from_another_directory(tmp_path, mo
     assert (work / "out" / "output.xml").is_file()
     assert (work / "out" / "xunit.xml").is_file()
     assert capsys.readouterr().out.splitlines()[-1] == "robot: 1 passed, 0 failed, 1 skipped"
+
+
+@pytest.mark.parametrize(("argv", "listed", "rest"), [
+    (["--list", "completion"], "completion", []),
+    (["--list=chat"], "chat", []),
+    (["--list"], "", []),
+    (["--list", "-d", "/tmp/x"], "", ["-d", "/tmp/x"]),
+])
+def test_list_takes_an_optional_tag(argv, listed, rest):
+    options, passthrough = run.parse_args(argv)
+    assert options["list"] == listed
+    assert passthrough == rest
