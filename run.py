@@ -376,17 +376,24 @@ def run_step(cmd: list[str], deadline: Deadline, cwd: Path | None = ROOT) -> int
 
 def selftest_checks() -> list[tuple[str, list[str]]]:
     py = [sys.executable, "-m"]
-    docs = RESULTS / "docs"
     return [
         ("ruff", py + ["ruff", "check", "."]),
         ("robocop", py + ["robocop", "check", "suites", "resources", "tests/harness"]),
         ("pytest", py + ["pytest", "-q", "tests"]),
         ("robot --dryrun", py + ["robot", "--dryrun", "--output", "NONE", "--log", "NONE", "--report", "NONE",
                                  "--console", "dotted", "suites", "tests/harness"]),
-        *[(f"libdoc {lib.stem}", py + ["robot.libdoc", str(lib), str(docs / f"{lib.stem}.html")])
-          for lib in [*sorted((ROOT / "libraries").glob("*Library.py")),
-                      *sorted((ROOT / "resources").glob("*.resource"))]],
     ]
+
+
+def keyword_docs() -> bool:
+    """Libdoc HTML of every library and resource, and an index, into results/docs/ (every run: it is cheap)."""
+    from llamatest.report import keyword_docs as docs
+
+    results = docs.write_all(ROOT, RESULTS / "docs")
+    for result in results:
+        if not result.ok:
+            say(f"keyword docs: {result.source.name}: {result.summary}")
+    return all(result.ok for result in results)
 
 
 def selftest(deadline: Deadline) -> bool:
@@ -402,6 +409,8 @@ def selftest(deadline: Deadline) -> bool:
             failed.append("pytest (no tests collected)")
         else:
             failed.append(f"{name} ({exit_description(returncode)})")
+    if not keyword_docs():
+        failed.append("libdoc")
     if failed:
         say(f"self-test checks failed: {', '.join(failed)}")
     return not failed
@@ -557,6 +566,8 @@ def execute(options: dict, passthrough: list[str]) -> int:
     try:
         if options["selftest"]:
             checks_ok = selftest(deadline)
+        else:
+            keyword_docs()
         for robot in runs:
             robot.started = time.time()
             robot.returncode = run_step(robot.cmd, deadline, robot.cwd)
@@ -566,6 +577,7 @@ def execute(options: dict, passthrough: list[str]) -> int:
         sweep("after the run")
     report_bugs(runs, passthrough)
     report_target(runs)
+    say(f"keyword documentation: {RESULTS / 'docs' / 'index.html'}")
     failed = closing_line(runs)
     return 1 if (failed or not checks_ok) else 0
 
