@@ -303,7 +303,11 @@ class MultiUserLibrary:
 
     @keyword("Requests Should Have Been Deferred")
     def requests_should_have_been_deferred(self, batch: Batch) -> None:
-        """``llamacpp:requests_deferred`` was above 0 in some ``/metrics`` sample (``metrics=True``)."""
+        """``llamacpp:requests_deferred`` was above 0 in some ``/metrics`` sample (``metrics=True``).
+
+        Not judged when no sample came from the window where a request surely waited (the sampler's fault),
+        nor when the later requests reached the server's task queue only after the first had ended while other
+        processes kept the machine busy (a timing failure; on a quiet machine it fails)."""
         checks.requests_were_deferred(_batch(batch))
 
     @keyword("Metrics Should Count Every Predicted Token")
