@@ -59,6 +59,8 @@ run.py options:
   --setup-only         set up and stop
   --list [TAG]         list the suite files and their test counts (with TAG, a tag pattern as for
                        --include: the matching tests and their tags) without starting anything
+  --rerun-failed       rerun only the tests that failed in the last output.xml, and merge both
+                       attempts (rebot --merge) into one output.xml, log and report
   --also-managed       with {settings.ENV_SERVER_URL}: suites that cannot run on that server start
                        their own servers (without it they are skipped, with the reason)
   --server-version VERSION
@@ -111,6 +113,8 @@ def parse_args(argv: list[str]) -> tuple[dict, list[str]]:
             if value is None and rest_of(argv, arg) and not rest_of(argv, arg)[0].startswith("-"):
                 value = next(args)
             options["list"] = value or ""
+        elif arg == "--rerun-failed":
+            options["rerun_failed"] = True
         elif arg == "--also-managed":
             options["also_managed"] = True
         elif arg in ("-h", "-?", "--help"):
@@ -224,6 +228,7 @@ class RobotRun:
     timestamped: bool = False  # --timestampoutputs: output is the name before robot adds the time
     returncode: int | None = None  # None: it never ran
     started: float = 0.0  # time.time() when it started
+    first_attempt: Path | None = None  # --rerun-failed: the earlier output.xml, merged with this run's after it
 
     def output_written(self) -> Path | None:
         """The output.xml this run wrote, if any."""
@@ -258,6 +263,45 @@ def harness_run() -> RobotRun:
            str(HARNESS)]
     output, _ = output_file(cmd[3:])
     return RobotRun("harness", cmd, output, cwd=ROOT)
+
+
+# ----- --rerun-failed -----
+def rerun_only_failed(run: RobotRun, selftest: bool) -> None:
+    """Turns the suites run into a rerun of what failed in its last output.xml, kept aside for `merge_rerun`."""
+    if selftest:
+        raise RunError("--rerun-failed reruns the suites' failed tests: leave out --selftest")
+    if run.output is None or run.timestamped or not run.output.is_file():
+        raise RunError(f"--rerun-failed: no {run.output or 'output.xml'} from an earlier run to rerun from; "
+                       f"run python3 run.py (with the same -d/--output) first")
+    first = run.output.with_name(f"{run.output.stem}-first-attempt.xml")
+    shutil.copyfile(run.output, first)
+    counts = tally(RobotRun("robot", [], first))
+    if counts is None or counts[1] == 0:
+        raise RunError(f"--rerun-failed: {run.output} has no failed test to rerun")
+    rerun = run.output.with_name(f"{run.output.stem}-rerun.xml")
+    run.cmd[3:3] = ["--rerunfailed", str(first), "--output", str(rerun), "--log", "NONE", "--report", "NONE",
+                    "--xunit", "NONE"]
+    run.output, run.first_attempt = rerun, first
+    say(f"rerunning the {counts[1]} failed tests of {first.name}; both attempts are merged into the log")
+
+
+def merge_rerun(run: RobotRun) -> None:
+    """rebot --merge: one output.xml, log and report with both attempts; the closing line counts the merge."""
+    merged = run.first_attempt.with_name(run.first_attempt.name.replace("-first-attempt", ""))
+    if run.output_written() is None:
+        return  # the rerun left nothing: the closing line says so
+    cmd = [sys.executable, "-m", "robot.rebot", "--merge", "--outputdir", str(merged.parent),
+           "--output", merged.name, "--xunit", "xunit.xml", str(run.first_attempt), str(run.output)]
+    if subprocess.run(cmd, stdout=subprocess.DEVNULL, timeout=300).returncode >= 252:
+        say(f"rebot --merge failed; the rerun alone is in {run.output}")
+        return
+    run.output = merged
+    say(f"merged both attempts into {merged} (log.html: tests that passed only on rerun say so)")
+    from robot.api import ExecutionResult
+
+    for test in ExecutionResult(str(merged)).suite.all_tests:
+        if test.passed and "re-executed" in test.message:
+            say(f"passed only on rerun (it failed the first time): {test.longname}")
 
 
 # ----- checks before robot starts -----
@@ -540,6 +584,8 @@ def execute(options: dict, passthrough: list[str]) -> int:
         passthrough = [*own_model_options(), *passthrough]  # a bad LLAMATEST_MODEL file ends the run here
         parse_robot_args(passthrough)  # a bad robot option is reported before anything else happens
         runs = [suites_run(passthrough, describe_server())]
+        if options.get("rerun_failed"):  # set only when given
+            rerun_only_failed(runs[0], options["selftest"])
         if options["selftest"]:
             runs.insert(0, harness_run())
         check_external_server()
@@ -575,6 +621,8 @@ def execute(options: dict, passthrough: list[str]) -> int:
                 print(flush=True)  # end the console line robot was writing when it was killed
     finally:
         sweep("after the run")
+    if runs[-1].first_attempt is not None:
+        merge_rerun(runs[-1])
     report_bugs(runs, passthrough)
     report_target(runs)
     say(f"keyword documentation: {RESULTS / 'docs' / 'index.html'}")

@@ -420,3 +420,26 @@ def test_keyword_docs_cover_every_library_and_resource_with_an_index(tmp_path, m
     for source in [*(run.ROOT / "libraries").glob("*Library.py"), *(run.ROOT / "resources").glob("*.resource")]:
         assert (tmp_path / "docs" / f"{source.stem}.html").is_file()
         assert f"href='{source.stem}.html'" in index
+
+
+def test_rerun_failed_reruns_only_the_failures_and_merges_both_attempts(tmp_path):
+    suite = tmp_path / "flaky.robot"
+    marker = tmp_path / "marker"
+    suite.write_text("*** Settings ***\nLibrary    OperatingSystem\n\n*** Test Cases ***\nPasses\n    No Operation\n\n"
+                     f"Fails Until The Marker Exists\n    File Should Exist    {marker}\n")
+    out = tmp_path / "out"
+
+    def run_py(*args):
+        done = subprocess.run([sys.executable, str(run.ROOT / "run.py"), *args, "-d", str(out), str(suite)],
+                              capture_output=True, text=True, timeout=300)
+        return done.returncode, done.stdout.strip().splitlines()
+
+    assert run_py()[1][-1] == "robot: 1 passed, 1 failed, 0 skipped"
+    marker.touch()
+    code, lines = run_py("--rerun-failed")
+    assert (code, lines[-1]) == (0, "robot: 2 passed, 0 failed, 0 skipped")
+    assert any(line.endswith("passed only on rerun (it failed the first time): Flaky.Fails Until The Marker Exists")
+               for line in lines)
+    assert {"output-first-attempt.xml", "output-rerun.xml", "output.xml", "log.html"} <= {p.name for p in out.iterdir()}
+    code, lines = run_py("--rerun-failed")
+    assert code == 1 and "has no failed test to rerun" in lines[-2]
