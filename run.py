@@ -59,6 +59,9 @@ run.py options:
   --setup-only         set up and stop
   --list [TAG]         list the suite files and their test counts (with TAG, a tag pattern as for
                        --include: the matching tests and their tags) without starting anything
+  --processes N        run suite files in N parallel processes (pabot); tests tagged serial,
+                       multi-user, load, load-smoke or soak run alone afterwards; one merged
+                       output.xml, log and report
   --rerun-failed       rerun only the tests that failed in the last output.xml, and merge both
                        attempts (rebot --merge) into one output.xml, log and report
   --also-managed       with {settings.ENV_SERVER_URL}: suites that cannot run on that server start
@@ -113,6 +116,11 @@ def parse_args(argv: list[str]) -> tuple[dict, list[str]]:
             if value is None and rest_of(argv, arg) and not rest_of(argv, arg)[0].startswith("-"):
                 value = next(args)
             options["list"] = value or ""
+        elif arg == "--processes" or arg.startswith("--processes="):
+            value = arg.partition("=")[2] if "=" in arg else next(args, "")
+            if not value.isdigit() or int(value) < 1:
+                raise SystemExit(f"[run.py] --processes needs a whole number of processes, 1 or more, got {value!r}")
+            options["processes"] = int(value)
         elif arg == "--rerun-failed":
             options["rerun_failed"] = True
         elif arg == "--also-managed":
@@ -263,6 +271,54 @@ def harness_run() -> RobotRun:
            str(HARNESS)]
     output, _ = output_file(cmd[3:])
     return RobotRun("harness", cmd, output, cwd=ROOT)
+
+
+# ----- --processes N -----
+# Tests that measure time or need the whole machine run alone, after the parallel part.
+SERIAL_TAGS = ("serial", "multi-user", "load", "load-smoke", "soak")
+SERIAL = "OR".join(SERIAL_TAGS)
+
+
+def parallel_runs(run: RobotRun, processes: int) -> list[RobotRun]:
+    """The suites run split in two: pabot over suite files (serial tags left out), then robot for the rest."""
+    if run.output is None or run.timestamped:
+        raise RunError("--processes merges output.xml files: leave out --output NONE and --timestampoutputs")
+    if run.first_attempt is not None:
+        raise RunError("--processes and --rerun-failed do not go together: rerun with one process")
+    py, rest = run.cmd[:3], run.cmd[3:]
+    parts = {"parallel": run.output.with_name("output-parallel.xml"),
+             "serial": run.output.with_name("output-serial.xml")}
+    quiet = ["--log", "NONE", "--report", "NONE", "--xunit", "NONE", "--runemptysuite"]
+    pabot = [sys.executable, "-m", "pabot.pabot", "--no-pabotlib", "--processes", str(processes),
+             "--command", *py, "--end-command",
+             "--exclude", SERIAL, "--output", str(parts["parallel"]), *quiet, *rest]
+    serial = [*py, "--exclude", f"NOT{SERIAL}", "--output", str(parts["serial"]), *quiet, *rest]
+    return [RobotRun("robot", pabot, parts["parallel"], run.cwd), RobotRun("serial", serial, parts["serial"], run.cwd)]
+
+
+def combine_parallel(parallel: RobotRun, serial: RobotRun) -> RobotRun:
+    """rebot --merge: one output.xml, log, report and xUnit file, one suite tree; the closing line counts it."""
+    from robot.api import ExecutionResult
+
+    codes = [parallel.returncode, serial.returncode]
+    merged = RobotRun("robot", [], parallel.output.with_name("output.xml"), parallel.cwd,
+                      returncode=None if None in codes else max(codes))
+    outputs = [run.output_written() for run in (parallel, serial) if run.output_written()]
+    if not outputs:
+        return merged  # the closing line says why nothing was written
+    for log in parallel.output.parent.glob("pabot_results/*/*.srvlog"):  # where the log's links point
+        shutil.copy2(log, merged.output.parent / log.name)
+    rebot = [sys.executable, "-m", "robot.rebot", "--outputdir", str(merged.output.parent)]
+    if len(outputs) == 2:  # the same root name, so --merge adds the serial suites to one tree
+        root = ExecutionResult(str(outputs[0])).suite.name
+        renamed = serial.output.with_name("output-serial-renamed.xml")
+        subprocess.run([*rebot, "--name", root, "--output", renamed.name, "--log", "NONE", "--report", "NONE",
+                        str(outputs[1])], stdout=subprocess.DEVNULL, timeout=300)
+        outputs[1] = renamed
+    subprocess.run([*rebot, "--merge", "--output", "output.xml", "--xunit", "xunit.xml", *map(str, outputs)],
+                   stdout=subprocess.DEVNULL, timeout=300)
+    say(f"merged the parallel and the serial part into {merged.output}")
+    return merged
 
 
 # ----- --rerun-failed -----
@@ -471,6 +527,8 @@ def clear_previous(runs: list[RobotRun]) -> None:
     for run in runs:
         if run.output:
             run.output.unlink(missing_ok=True)  # a timestamped name is new anyway
+            if run.label == "serial":  # --processes: the output.xml both parts are merged into
+                run.output.with_name("output.xml").unlink(missing_ok=True)
             (run.output.parent / "target.json").unlink(missing_ok=True)  # CapabilityListener's summary
 
 
@@ -586,6 +644,8 @@ def execute(options: dict, passthrough: list[str]) -> int:
         runs = [suites_run(passthrough, describe_server())]
         if options.get("rerun_failed"):  # set only when given
             rerun_only_failed(runs[0], options["selftest"])
+        if options.get("processes", 1) > 1:
+            runs = parallel_runs(runs[0], options["processes"])
         if options["selftest"]:
             runs.insert(0, harness_run())
         check_external_server()
@@ -623,6 +683,8 @@ def execute(options: dict, passthrough: list[str]) -> int:
         sweep("after the run")
     if runs[-1].first_attempt is not None:
         merge_rerun(runs[-1])
+    if runs[-1].label == "serial":
+        runs[-2:] = [combine_parallel(*runs[-2:])]
     report_bugs(runs, passthrough)
     report_target(runs)
     say(f"keyword documentation: {RESULTS / 'docs' / 'index.html'}")

@@ -443,3 +443,24 @@ def test_rerun_failed_reruns_only_the_failures_and_merges_both_attempts(tmp_path
     assert {"output-first-attempt.xml", "output-rerun.xml", "output.xml", "log.html"} <= {p.name for p in out.iterdir()}
     code, lines = run_py("--rerun-failed")
     assert code == 1 and "has no failed test to rerun" in lines[-2]
+
+
+def test_processes_split_the_run_into_a_parallel_and_a_serial_part():
+    runs = run.parallel_runs(run.suites_run(["--include", "chat"], DESCRIPTION), 2)
+    parallel, serial = runs
+    assert parallel.cmd[1:3] == ["-m", "pabot.pabot"]
+    assert parallel.cmd[parallel.cmd.index("--processes") + 1] == "2"
+    assert parallel.cmd[parallel.cmd.index("--command") + 1:parallel.cmd.index("--end-command")] == \
+        [sys.executable, "-m", "robot"]
+    assert parallel.cmd[parallel.cmd.index("--exclude") + 1] == "serialORmulti-userORloadORload-smokeORsoak"
+    assert serial.cmd[serial.cmd.index("--exclude") + 1] == "NOTserialORmulti-userORloadORload-smokeORsoak"
+    for part in runs:  # the user's selection and the data source stay, after the part's own options
+        assert part.cmd[-1] == str(run.SUITES) and "chat" in part.cmd
+    assert (parallel.output.name, serial.output.name, serial.label) == (
+        "output-parallel.xml", "output-serial.xml", "serial")
+
+
+@pytest.mark.parametrize("value", ["0", "two", ""])
+def test_processes_needs_a_positive_whole_number(value):
+    with pytest.raises(SystemExit, match="--processes needs a whole number"):
+        run.parse_args(["--processes", value])
