@@ -81,9 +81,9 @@ A Folder Named As An Image Is A Server Error And The Server Survives
 Start Media Path Suite
     [Documentation]    Makes the media folder and its canary (`${MEDIA}`: `folder`, `canary`, `inside_uri`,
     ...    `canary_uri`) and starts the suite's server with the folder as `--media-path`.
-    ${media} =    Make Media Folder    ${OUTPUT DIR}${/}media-path
-    VAR    ${MEDIA}    ${media}    scope=SUITE    # robocop: off=no-suite-variable
-    Start Projector Server For Suite    tiny-vision    tiny-vision    --media-path    ${media}[folder]
+    ${folder} =    Make Media Folder    ${OUTPUT DIR}${/}media-path
+    VAR    ${MEDIA}    ${folder}    scope=SUITE    # robocop: off=no-suite-variable
+    Start Projector Server For Suite    tiny-vision    tiny-vision    --media-path    ${folder}[folder]
 
 Question About File
     [Documentation]    Returns a one-message chat history: a question, then the image at `url`.
