@@ -58,6 +58,7 @@ A Symlink Out Of The Folder Is Followed
     ...    through it: whoever can place a symlink in the media folder exposes its target to every client.
     ...    The `--help` line promises relative paths in the folder, and says nothing of links; the server
     ...    follows them (`std::ifstream` on the joined path, no `realpath` check), hence `build-specific`.
+    ...    The open PR llama.cpp#26755 proposes resolving the full path and checking it stays in the folder.
     [Tags]    build-specific
     ${through_link} =    Answer About Image    file://link.png
     ${canary} =    Answer About Image    ${MEDIA}[canary_uri]
