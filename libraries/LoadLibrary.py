@@ -75,7 +75,8 @@ class LoadLibrary:
 
     `ShareGPT Prompts` (first human turn of ShareGPT conversations, length-filtered, seeded) and
     `Fixed Length Prompts` (exactly N prompt tokens, built with the server's own ``/tokenize`` and
-    ``/detokenize``, with a unique prefix per prompt so the prompt cache cannot flatter the numbers).
+    ``/detokenize``, with a unique prefix per prompt so the prompt cache cannot flatter the numbers), and
+    `Image Chats` (one question and one seeded generated image per request, for a server with a projector).
     Output length is forced: ``max_tokens`` with ``ignore_eos``.
 
     = Metrics =
@@ -139,6 +140,19 @@ class LoadLibrary:
         prompts = datasets.fixed_length_prompts(_base_url(server), count, tokens, seed=seed, route=route,
                                                 headers=server_headers(server))
         dataset = Dataset(f"fixed-{tokens}-tokens", tuple(prompts), {"seed": seed, "tokens": tokens, "route": route})
+        logger.info(dataset.describe())
+        return dataset
+
+    @keyword("Image Chats")
+    def image_chats(self, count: int = 40, seed: int = 0, kind: str = "png", width: int = 48,
+                    height: int = 40) -> Dataset:
+        """``count`` chats of one question and one generated image each (``kind`` png, jpeg or webp,
+        ``width`` × ``height``, image ``i`` of seed ``seed + i``): for the chat route of a server started with a
+        vision projector (``--mmproj``). Every request costs the same prompt tokens, and TTFT includes
+        decoding and encoding its image."""
+        prompts, images = datasets.image_chats(count, seed=seed, kind=kind, width=width, height=height)
+        dataset = Dataset("image-chats", tuple(prompts),
+                          {"seed": seed, "kind": kind, "width": width, "height": height}, images=tuple(images))
         logger.info(dataset.describe())
         return dataset
 

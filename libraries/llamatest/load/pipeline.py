@@ -36,13 +36,14 @@ PROPS_TIMEOUT_S = 10.0
 class Dataset:
     """The prompts of a run and how they were made (the name and parameters go into the identity)."""
 
-    name: str  # "sharegpt" or "fixed-<N>-tokens"
+    name: str  # "sharegpt", "fixed-<N>-tokens" or "image-chats"
     prompts: tuple[str, ...]
     params: dict[str, Any] = field(default_factory=dict)
+    images: tuple[str, ...] = ()  # one image URL per prompt, or none
 
     @cached_property
     def hash(self) -> str:
-        return datasets.dataset_hash(list(self.prompts))
+        return datasets.dataset_hash([*self.prompts, *self.images])
 
     def describe(self) -> str:
         return f"{self.name}: {len(self.prompts)} prompts, hash {self.hash}"
@@ -101,7 +102,7 @@ class Plan:
     def run(self, profile: Profile) -> RunRecord:
         """Runs ``profile`` in this process, or sharded over Ray workers."""
         spec = {"prompts": list(self.dataset.prompts), "route": self.target.route, "max_tokens": self.max_tokens,
-                "cold": self.cold, "extra": dict(self.request_fields)}
+                "cold": self.cold, "extra": dict(self.request_fields), "images": list(self.dataset.images)}
         if self.workers > 1 or self.ray_address:
             from llamatest.load.distributed import run_distributed  # Ray is imported only when asked for
 
