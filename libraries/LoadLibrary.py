@@ -7,8 +7,6 @@ from pathlib import Path
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from LlamaServerLibrary import output_dir, robot_variable, server_headers
-from LlamaServerLibrary import server_base_url as _base_url
 from llamatest import settings
 from llamatest.load import datasets, sweep, validity
 from llamatest.load.compare import VERDICTS
@@ -28,6 +26,8 @@ from llamatest.load.pipeline import (
 from llamatest.load.profiles import Profile
 from llamatest.machine import NotJudged
 from llamatest.report.load import comparison_table, load_run_html, sweep_html
+from robot_glue import output_dir, robot_variable, server_headers
+from robot_glue import server_base_url as _base_url
 
 
 @library(scope="GLOBAL", version="0.1", doc_format="ROBOT")

@@ -7,13 +7,13 @@ import dataclasses
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from LlamaServerLibrary import server_base_url as _base_url
-from LlamaServerLibrary import server_headers
 from llamatest.concurrency import checks
 from llamatest.concurrency.batch import Batch, Options, run_batch
 from llamatest.concurrency.bodies import build_bodies, build_mixed, route_path
 from llamatest.concurrency.sampler import wait_slots_idle
 from llamatest.report.timeline import batch_report_html, timeline_svg
+from robot_glue import server_base_url as _base_url
+from robot_glue import server_headers
 
 
 @library(scope="GLOBAL", version="0.1", doc_format="ROBOT")
