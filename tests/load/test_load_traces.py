@@ -95,5 +95,5 @@ def test_rows_of_one_session_share_their_prompt_prefix(server):
     rows = [traces.TraceRow(0.0, 40, 1, "a"), traces.TraceRow(0.1, 60, 1, "a"), traces.TraceRow(0.2, 60, 1, "b")]
     prompts = traces.build_prompts(server, rows, route=None).prompts
     assert prompts[1].startswith(prompts[0][:-1])
-    assert prompts[0].startswith("[trace 0 session a] ") and prompts[2].startswith("[trace 0 session b] ")
-    assert prompts[2][20:40] != prompts[0][20:40]  # another session: other filler
+    assert prompts[0].startswith("[sa] ") and prompts[2].startswith("[sb] ")
+    assert prompts[2][5:25] != prompts[0][5:25]  # another session: other filler

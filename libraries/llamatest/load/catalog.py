@@ -12,7 +12,8 @@ call (``--dataset sharegpt-multiturn``).
 | ``bursty-trace`` | the shipped trace: seeded gamma arrivals, exact token counts | requests 60, rate 2, |
 |  |  | burstiness 0.25, seed |
 | ``trace`` | a trace file (``path``): this project's JSONL, Mooncake JSONL or BurstGPT CSV | path (required), seed |
-| ``route-mix`` | ShareGPT prompts over several routes | weights (required: "ROUTE=W ..."), inputs 4, count 200, seed |
+| ``route-mix`` | ShareGPT prompts over several routes | weights (required: "ROUTE=W ..."), inputs 4, |
+|  |  | count 200, seed, max_chars 1000 |
 
 Names that need the server (exact token counts through ``/tokenize``) take ``base_url`` (and ``headers``);
 the trace datasets build prompts for ``route`` (default the chat route).
@@ -76,11 +77,12 @@ def _trace(base_url: str, path: str, seed: int = 0, route: str = routes.CHAT,
     return _with_workload("trace", found, {**source, "seed": seed, "route": route})
 
 
-def _route_mix(weights: str | dict, inputs: int = 4, count: int = 200, seed: int = 0) -> Dataset:
-    prompts = datasets.sharegpt_prompts(count, seed=seed, max_chars=1000)
+def _route_mix(weights: str | dict, inputs: int = 4, count: int = 200, seed: int = 0,
+               max_chars: int = 1000) -> Dataset:
+    prompts = datasets.sharegpt_prompts(count, seed=seed, max_chars=max_chars)
     mix = workloads.RouteMix(tuple(prompts), workloads.parse_weights(weights), inputs=inputs, seed=seed)
     return _with_workload("route-mix", mix, {"weights": dict(mix.weights), "inputs": inputs, "count": count,
-                                             "seed": seed})
+                                             "seed": seed, "max_chars": max_chars})
 
 
 _MAKERS = {"sharegpt": _sharegpt, "fixed-length": _fixed_length, "sharegpt-multiturn": _sharegpt_multiturn,

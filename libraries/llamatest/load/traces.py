@@ -219,10 +219,11 @@ class TraceBodies:
 def build_prompts(base_url: str, rows: list[TraceRow], *, route: str = routes.CHAT, seed: int = 0,
                   headers: dict | None = None) -> TraceWorkload:
     """One prompt per row, of exactly its input tokens as ``route`` counts them; rows of one session open
-    with that session's tag and filler, the others with their own."""
+    with that session's tag (``[s<session>]``) and filler drawn with (seed, session), the others with their
+    own (``[r<row>]``)."""
     wanted = []
     for i, row in enumerate(rows):
-        key = f"session {row.session}" if row.session is not None else f"row {i}"
-        wanted.append((f"[trace {seed} {key}] ", row.input_tokens, zlib.crc32(f"{seed}:{key}".encode())))
+        key = f"s{row.session}" if row.session is not None else f"r{i}"  # short: small prompts must hold it
+        wanted.append((f"[{key}] ", row.input_tokens, zlib.crc32(f"{seed}:{key}".encode())))
     prompts = datasets.exact_prompts(base_url, wanted, route=route, headers=headers)
     return TraceWorkload(tuple(rows), tuple(prompts))
