@@ -6,8 +6,8 @@ from __future__ import annotations
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from LlamaServerLibrary import server_headers
 from LlamaServerLibrary import server_base_url as _base_url
+from LlamaServerLibrary import server_headers
 from llamatest.load import catalog, metrics, workload_checks
 from llamatest.load.pipeline import Dataset, LoadRun
 

@@ -16,25 +16,25 @@ ${USERS}            ${4}
 
 *** Test Cases ***
 One Slot Reuses The Shared System Prompt
-    [Teardown]    Stop Llama Server    prefix
     Start Preset Server    tiny-1-slot    alias=prefix
     ${prompts} =    Load Dataset    shared-prefix    server=prefix    prefix_tokens=${PREFIX_TOKENS}
     ${run} =    Run Shared Prefix Load    ${prompts}
     Shared Prefix Should Be Reused    ${run}    slots=${1}
+    [Teardown]    Stop Llama Server    prefix
 
 Two Slots Reuse The Shared System Prompt
-    [Teardown]    Stop Llama Server    prefix
     Start Preset Server    tiny-2-slots    alias=prefix
     ${prompts} =    Load Dataset    shared-prefix    server=prefix    prefix_tokens=${PREFIX_TOKENS}
     ${run} =    Run Shared Prefix Load    ${prompts}
     Shared Prefix Should Be Reused    ${run}    slots=${2}
+    [Teardown]    Stop Llama Server    prefix
 
 Four Slots Reuse The Shared System Prompt
-    [Teardown]    Stop Llama Server    prefix
     Start Preset Server    tiny-4-slots    alias=prefix
     ${prompts} =    Load Dataset    shared-prefix    server=prefix    prefix_tokens=${PREFIX_TOKENS}
     ${run} =    Run Shared Prefix Load    ${prompts}
     Shared Prefix Should Be Reused    ${run}    slots=${4}
+    [Teardown]    Stop Llama Server    prefix
 
 
 *** Keywords ***
