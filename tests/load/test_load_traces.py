@@ -10,15 +10,11 @@ import pytest
 from llamatest.load import catalog, metrics, traces
 from llamatest.load.engine import Target, run_load_sync
 from llamatest.load.profiles import Profile
-from tests.load import workload_server
 
 
-@pytest.fixture(scope="module")
-def server():
-    url, proc = workload_server.start()
-    yield url
-    proc.terminate()
-    proc.join(5)
+@pytest.fixture
+def server(workloads_url):
+    return workloads_url
 
 
 def write(tmp_path, name: str, lines: list) -> str:

@@ -10,17 +10,13 @@ import pytest
 from llamatest.load import catalog, metrics, workload_metrics, workloads
 from llamatest.load.engine import Target, run_load_sync
 from llamatest.load.profiles import Profile
-from tests.load import workload_server
 
 CHAT = "/v1/chat/completions"
 
 
-@pytest.fixture(scope="module")
-def server():
-    url, proc = workload_server.start()
-    yield url
-    proc.terminate()
-    proc.join(5)
+@pytest.fixture
+def server(workloads_url):
+    return workloads_url
 
 
 def server_log(url: str) -> list[dict]:

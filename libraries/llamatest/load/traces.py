@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from llamatest.load import datasets, routes
-from llamatest.load.workloads import sampling_fields
+from llamatest.load.workloads import sampling_fields, with_fields
 
 
 class TraceError(ValueError):
@@ -209,8 +209,7 @@ class TraceBodies:
         row = self.trace.rows[index % len(self.trace.rows)]
         body = routes.generation_body(self.route, self.trace.prompts[index % len(self.trace.prompts)],
                                       row.output_tokens)
-        body.update(json.loads(json.dumps(self.fields)))
-        return body
+        return with_fields(body, self.fields)
 
     def prompt_tokens_of(self, index: int) -> int:
         return self.trace.rows[index % len(self.trace.rows)].input_tokens

@@ -35,8 +35,13 @@ def sampling_fields(cold: bool, extra: dict | None, *, ignore_eos: bool = True) 
         out["ignore_eos"] = True
     if cold:
         out["cache_prompt"] = False
-    out.update(json.loads(json.dumps(extra or {})))  # a deep copy: no request shares a nested object
-    return out
+    return with_fields(out, extra or {})
+
+
+def with_fields(body: dict, fields: dict) -> dict:
+    """``body`` with a deep copy of ``fields`` merged in (no two requests share a nested object)."""
+    body.update(json.loads(json.dumps(fields)))
+    return body
 
 
 # ----- multi-turn conversations -----
@@ -96,8 +101,7 @@ class SessionBodies:
             body["system"] = messages[0]["content"]
         else:
             body = routes.generation_body(self.route, messages, self.max_tokens)
-        body.update(json.loads(json.dumps(self.fields)))
-        return body
+        return with_fields(body, self.fields)
 
 
 def sharegpt_conversations(count: int, turns: int, *, seed: int = 0, max_chars: int = 1000) -> Conversations:
@@ -156,8 +160,7 @@ class PrefixBodies:
         else:
             messages = [{"role": "system", "content": self.workload.system}, {"role": "user", "content": question}]
             body = routes.generation_body(self.route, messages, self.max_tokens)
-        body.update(json.loads(json.dumps(self.fields)))
-        return body
+        return with_fields(body, self.fields)
 
 
 def shared_prefix(base_url: str, prefix_tokens: int, *, questions: int = 200, seed: int = 0,
@@ -227,8 +230,7 @@ class MixBodies:
         prompts = self.mix.prompts
         if routes.streamed(route):
             body = routes.generation_body(route, prompts[index % len(prompts)], self.max_tokens)
-            body.update(json.loads(json.dumps(self.fields)))
-            return body
+            return with_fields(body, self.fields)
         texts = [prompts[(index + k) % len(prompts)] for k in range(1, self.mix.inputs + 1)]
         return routes.input_body(route, texts, query=prompts[index % len(prompts)])
 
