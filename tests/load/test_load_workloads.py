@@ -174,3 +174,27 @@ def test_bad_route_weights_say_what_is_wrong(text, message):
 def test_the_registry_names_what_is_wrong(name, params, message):
     with pytest.raises(ValueError, match=message):
         catalog.load_dataset(name, **params)
+
+
+# ----- through the pipeline -----
+def test_a_workload_run_writes_its_workload_block_and_its_sessions(server, tmp_path):
+    from llamatest.load.pipeline import Plan, execute
+
+    dataset = catalog.load_dataset("generated-multiturn", count=2, turns=2, words=4)
+    plan = Plan(name="talks", target=Target(server), dataset=dataset, max_tokens=3, cold=not dataset.warm)
+    load_run = execute(plan, Profile("concurrency", users=2, duration_s=30, max_requests=4), outdir=tmp_path,
+                       history_root=tmp_path / "history", save_history=False)
+    turns = load_run.summary["workload"]["turns"]
+    assert [(t["turn"], t["requests"]) for t in turns] == [(0, 2), (1, 2)]
+    assert not load_run.summary["flags"]["cache_contaminated"]["set"]
+    lines = [json.loads(x) for x in (tmp_path / "requests.jsonl").read_text().splitlines()]
+    assert sorted((x["session"], x["turn"]) for x in lines) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+
+
+def test_a_workload_is_not_sharded_over_workers(server):
+    from llamatest.load.pipeline import Plan
+
+    dataset = catalog.load_dataset("generated-multiturn", count=1, turns=2)
+    plan = Plan(name="talks", target=Target(server), dataset=dataset, max_tokens=3, workers=2)
+    with pytest.raises(ValueError, match="the workload 'generated-multiturn' runs in one process: use workers=1"):
+        plan.run(Profile("concurrency", users=2, duration_s=1))
