@@ -187,6 +187,7 @@ def test_a_workload_run_writes_its_workload_block_and_its_sessions(server, tmp_p
     turns = load_run.summary["workload"]["turns"]
     assert [(t["turn"], t["requests"]) for t in turns] == [(0, 2), (1, 2)]
     assert not load_run.summary["flags"]["cache_contaminated"]["set"]
+    assert tmp_path / "turns.png" in load_run.charts
     lines = [json.loads(x) for x in (tmp_path / "requests.jsonl").read_text().splitlines()]
     assert sorted((x["session"], x["turn"]) for x in lines) == [(0, 0), (0, 1), (1, 0), (1, 1)]
 

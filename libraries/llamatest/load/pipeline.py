@@ -208,6 +208,10 @@ def execute(plan: Plan, profile: Profile, *, outdir: Path, history_root: Path, b
     load_run.compat = {tool: metrics.compat(run, tool, measured=measured) for tool in metrics.COMPAT_TOOLS}
     load_run.charts = _draw(summary, outdir, previous=load_run.previous, baseline=load_run.baseline,
                                      requests=run.measured, baseline_name=baseline)
+    if summary["workload"].get("turns"):
+        from llamatest.load.workload_charts import turns_chart  # matplotlib only when there is a chart to draw
+
+        load_run.charts.append(turns_chart(summary, outdir))
     if save_history:
         history.save(summary)
     return load_run
