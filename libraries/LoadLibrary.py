@@ -77,6 +77,8 @@ class LoadLibrary:
     `Fixed Length Prompts` (exactly N prompt tokens, built with the server's own ``/tokenize`` and
     ``/detokenize``, with a unique prefix per prompt so the prompt cache cannot flatter the numbers).
     Output length is forced: ``max_tokens`` with ``ignore_eos``.
+    Conversations, a shared system prompt, replayed traces and mixes of routes come from
+    ``LoadWorkloadLibrary`` (``Load Dataset    NAME``) and run through the same keywords.
 
     = Metrics =
 
