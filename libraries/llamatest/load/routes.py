@@ -70,15 +70,14 @@ def input_body(route: str, texts: list[str], query: str = "") -> dict[str, Any]:
 
 
 def n_inputs(body: dict[str, Any]) -> int | None:
-    """Inputs a request carries: the embedded texts, or the reranked documents; None for generation."""
+    """Inputs a request of an embeddings or rerank route carries: the embedded texts, or the reranked
+    documents; None when the body has none."""
     for key in ("documents", "input", "content"):
         value = body.get(key)
         if isinstance(value, list):
             return len(value)
-        if isinstance(value, str) and key != "content":
+        if isinstance(value, str):
             return 1
-    if "content" in body and "messages" not in body and "prompt" not in body:
-        return 1
     return None
 
 
