@@ -21,4 +21,3 @@ ShareGPT Conversations Reuse Their History Turn After Turn
     Every Load Request Should Succeed    ${run}
     Every Load Request Should Have Had    ${run}    output_tokens=${32}
     Later Turns Should Reuse The Conversation So Far    ${run}
-    Cached Ratio Per Turn    ${run}
