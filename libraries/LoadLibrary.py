@@ -78,6 +78,8 @@ class LoadLibrary:
     ``/detokenize``, with a unique prefix per prompt so the prompt cache cannot flatter the numbers), and
     `Image Chats` (one question and one seeded generated image per request, for a server with a projector).
     Output length is forced: ``max_tokens`` with ``ignore_eos``.
+    Conversations, a shared system prompt, replayed traces and mixes of routes come from
+    ``LoadWorkloadLibrary`` (``Load Dataset    NAME``) and run through the same keywords.
 
     = Metrics =
 
@@ -100,7 +102,8 @@ class LoadLibrary:
     | ``name`` | the test name | the results folder (``load/<name>``) and the history of comparable runs |
     | ``route`` | ``/v1/chat/completions`` | or ``/v1/completions``, ``/completion`` |
     | ``max_tokens`` | 32 | output tokens of every request (sent with ``ignore_eos``) |
-    | ``cold`` | True | sends ``cache_prompt: false``: no prompt-cache reuse flatters the numbers |
+    | ``cold`` | True (False for warm workloads) | sends ``cache_prompt: false``: no prompt-cache reuse \
+    flatters the numbers; multi-turn, shared-prefix and trace workloads are warm: the cache is what they measure |
     | ``workers`` | 1 | > 1 shards the profile over that many Ray workers (a local Ray instance unless \
     ``ray_address`` names a cluster) |
     | ``server`` | ``suite`` | the server alias or a URL |
@@ -398,14 +401,15 @@ def _judge(load_run: LoadRun, message: str) -> None:
 
 
 def _plan(dataset: Dataset, name: str | None = None, route: str = "/v1/chat/completions", max_tokens: int = 32,
-          cold: bool = True, workers: int = 1, ray_address: str | None = None, server: str = "suite",
+          cold: bool | None = None, workers: int = 1, ray_address: str | None = None, server: str = "suite",
           timeout_ttft: float = 60.0, timeout_stall: float = 30.0, timeout_total: float = 300.0,
           **request_fields) -> Plan:
     target = Target(base_url=_base_url(server), route=route, headers=server_headers(server),
                     timeout_ttft_s=float(timeout_ttft),
                     timeout_stall_s=float(timeout_stall), timeout_total_s=float(timeout_total))
     name = _safe_name(name or robot_variable("${TEST NAME}") or "load")
-    return Plan(name=name, target=target, dataset=dataset, max_tokens=int(max_tokens), cold=_bool(cold),
+    cold = not dataset.warm if cold is None else _bool(cold)  # a warm workload measures the prompt cache
+    return Plan(name=name, target=target, dataset=dataset, max_tokens=int(max_tokens), cold=cold,
                 request_fields=request_fields, workers=int(workers), ray_address=ray_address)
 
 

@@ -7,7 +7,7 @@ import urllib.request
 
 import pytest
 
-from tests.load import scripted_server
+from tests.load import scripted_server, workload_server
 
 
 class Scripted:
@@ -25,6 +25,15 @@ class Scripted:
 def scripted():
     url, proc = scripted_server.start()
     yield Scripted(url)
+    proc.terminate()
+    proc.join(5)
+
+
+@pytest.fixture(scope="session")
+def workloads_url():
+    """The base URL of the workload fixture server (see workload_server.py), in a process of its own."""
+    url, proc = workload_server.start()
+    yield url
     proc.terminate()
     proc.join(5)
 

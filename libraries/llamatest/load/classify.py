@@ -1,8 +1,10 @@
 """SSE event -> ``LoadEvent``: what one event of a streamed completion means for timing.
 
-Three routes share the rules: OpenAI chat (``/v1/chat/completions``), OpenAI text (``/v1/completions``)
-and llama-server's native ``/completion`` (no ``[DONE]``; each chunk has a ``tokens`` array with the
-exact token ids it carries, and the last one has ``stop: true`` and the ``timings``).
+The routes share the rules: OpenAI chat (``/v1/chat/completions``), OpenAI text (``/v1/completions``),
+llama-server's native ``/completion`` and ``/infill`` (no ``[DONE]``; each chunk has a ``tokens`` array with
+the exact token ids it carries, and the last one has ``stop: true`` and the ``timings``), and the typed
+events of ``/v1/responses`` (ends with ``response.completed``) and ``/v1/messages`` (ends with
+``message_stop``), whose usage is read in OpenAI terms (``routes.normalized_usage``).
 
 Only text the model generated makes an event token-bearing (kinds ``content``, ``reasoning``,
 ``tool_call`` with characters). A role prelude, ``prompt_progress``, a keep-alive comment, the finish
@@ -15,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from llamatest.load.record import LoadEvent
+from llamatest.load.routes import normalized_usage
 from llamatest.textutil import parse_json
 
 # Native stop_type -> the OpenAI finish_reason it corresponds to.
@@ -36,6 +39,9 @@ def classify_data(data: str, t: float, coalesced: bool) -> tuple[LoadEvent, bool
     choices = obj.get("choices")
     if choices is not None:
         return _openai(obj, choices, t, coalesced), False, False
+    if isinstance(obj.get("type"), str):
+        event, final = _typed(obj, t, coalesced)
+        return event, final, False
     event, final = _native(obj, t, coalesced)
     return event, final, False
 
@@ -77,6 +83,44 @@ def _openai(obj: dict[str, Any], choices: Any, t: float, coalesced: bool) -> Loa
             kind = "usage"
     return LoadEvent(t, kind, n_chars=n_chars, coalesced=coalesced, finish_reason=finish or None, usage=usage,
                      timings=timings)
+
+
+# Typed stream events (/v1/responses, /v1/messages) whose text is generated: type -> (kind, text key).
+_TYPED_TEXT = {"response.output_text.delta": ("content", "delta"),
+               "response.reasoning_text.delta": ("reasoning", "delta"),
+               "response.function_call_arguments.delta": ("tool_call", "delta")}
+_ANTHROPIC_DELTA = {"text_delta": ("content", "text"), "thinking_delta": ("reasoning", "thinking"),
+                    "input_json_delta": ("tool_call", "partial_json")}
+_ANTHROPIC_STOP = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls"}
+_RESPONSE_STATUS = {"completed": "stop", "incomplete": "length"}
+
+
+def _typed(obj: dict[str, Any], t: float, coalesced: bool) -> tuple[LoadEvent, bool]:
+    """One typed event of /v1/responses or /v1/messages -> (event, final)."""
+    kind_of = obj["type"]
+    text_kind = _TYPED_TEXT.get(kind_of)
+    if kind_of == "content_block_delta" and isinstance(obj.get("delta"), dict):
+        text_kind = _ANTHROPIC_DELTA.get(obj["delta"].get("type"))
+        obj = obj["delta"]
+    if text_kind is not None:
+        text = obj.get(text_kind[1])
+        n_chars = len(text) if isinstance(text, str) else 0
+        return LoadEvent(t, text_kind[0] if n_chars else "other", n_chars=n_chars, coalesced=coalesced), False
+    timings = obj.get("timings") if isinstance(obj.get("timings"), dict) else None
+    if kind_of == "response.completed":
+        response = obj.get("response") if isinstance(obj.get("response"), dict) else {}
+        return LoadEvent(t, "usage", coalesced=coalesced, usage=normalized_usage(response.get("usage")),
+                         timings=timings, finish_reason=_RESPONSE_STATUS.get(response.get("status"))), True
+    if kind_of == "message_start":
+        message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        return LoadEvent(t, "role", coalesced=coalesced, usage=normalized_usage(message.get("usage"))), False
+    if kind_of == "message_delta":
+        delta = obj.get("delta") if isinstance(obj.get("delta"), dict) else {}
+        return LoadEvent(t, "finish", coalesced=coalesced, usage=normalized_usage(obj.get("usage")),
+                         timings=timings, finish_reason=_ANTHROPIC_STOP.get(delta.get("stop_reason"))), False
+    if kind_of == "message_stop":
+        return LoadEvent(t, "done", coalesced=coalesced), True
+    return LoadEvent(t, "other", coalesced=coalesced), False
 
 
 def _tool_chars(tools: list) -> int:

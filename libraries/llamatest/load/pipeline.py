@@ -23,7 +23,7 @@ import requests
 
 from llamatest import machine
 from llamatest.load import compare as _compare
-from llamatest.load import datasets, metrics, results, sweep
+from llamatest.load import datasets, metrics, results, sweep, workload_metrics
 from llamatest.load.engine import Target, run_load_sync
 from llamatest.load.history import History
 from llamatest.load.profiles import Profile
@@ -36,10 +36,17 @@ PROPS_TIMEOUT_S = 10.0
 class Dataset:
     """The prompts of a run and how they were made (the name and parameters go into the identity)."""
 
-    name: str  # "sharegpt", "fixed-<N>-tokens" or "image-chats"
+    name: str  # "sharegpt", "fixed-<N>-tokens", "image-chats", or a workload's name (catalog.NAMES)
     prompts: tuple[str, ...]
     params: dict[str, Any] = field(default_factory=dict)
     images: tuple[str, ...] = ()  # one image URL per prompt, or none
+    # A workload of workloads.py or traces.py (sessions, shared prefix, routes, a trace), or None: one prompt
+    # per request, in turn. Its ``warm`` says the prompt cache is part of what it measures.
+    workload: Any = None
+
+    @property
+    def warm(self) -> bool:
+        return bool(getattr(self.workload, "warm", False))
 
     @cached_property
     def hash(self) -> str:
@@ -103,25 +110,36 @@ class Plan:
         """Runs ``profile`` in this process, or sharded over Ray workers."""
         spec = {"prompts": list(self.dataset.prompts), "route": self.target.route, "max_tokens": self.max_tokens,
                 "cold": self.cold, "extra": dict(self.request_fields), "images": list(self.dataset.images)}
-        if self.workers > 1 or self.ray_address:
+        if self.dataset.workload is not None:
+            if self.workers > 1 or self.ray_address:
+                raise ValueError(f"the workload '{self.dataset.name}' runs in one process: use workers=1")
+            body_for = self.dataset.workload.body_maker(route=self.target.route, max_tokens=self.max_tokens,
+                                                        cold=self.cold, extra=dict(self.request_fields))
+            run = self._run_here(profile, body_for)
+        elif self.workers > 1 or self.ray_address:
             from llamatest.load.distributed import run_distributed  # Ray is imported only when asked for
 
             run = run_distributed(self.target, profile, spec, workers=self.workers, address=self.ray_address)
         else:
-            before = machine.sample()
-            run = run_load_sync(self.target, profile, datasets.body_maker(**spec))
-            share = machine.share_between(before, machine.sample())
-            # Whether other processes took the machine meanwhile (validity's machine_busy); one process only:
-            # Ray workers may run on other machines.
-            run.meta["machine"] = {"other_cores": round(share.cores, 3), "own_cores": round(share.ours, 3),
-                                   "seconds": round(share.seconds, 3)}
+            run = self._run_here(profile, datasets.body_maker(**spec))
         run.meta.update({"dataset": self.dataset.name, "dataset_params": self.dataset.params, **self.request_params})
+        return run
+
+    def _run_here(self, profile: Profile, body_for) -> RunRecord:
+        before = machine.sample()
+        run = run_load_sync(self.target, profile, body_for)
+        share = machine.share_between(before, machine.sample())
+        # Whether other processes took the machine meanwhile (validity's machine_busy); one process only:
+        # Ray workers may run on other machines.
+        run.meta["machine"] = {"other_cores": round(share.cores, 3), "own_cores": round(share.ours, 3),
+                               "seconds": round(share.seconds, 3)}
         return run
 
     def summarize(self, run: RunRecord, server: dict[str, Any], slo: dict[str, float] | None = None,
                   measured: dict | None = None) -> dict:
         """The summary of ``run`` with its identity block (``summary["run"]``) and configuration key."""
         summary = metrics.summarize(run, slo=_per_request_slo(slo), cold=self.cold, measured=measured)
+        summary["workload"] = workload_metrics.workload_block(run, measured or metrics.measure(run))
         # started_at is when the run started, to the millisecond: two short runs within one second must still
         # be ordered, or the second would not find the first as its previous comparable run.
         summary["run"] = results.run_identity(
@@ -191,6 +209,10 @@ def execute(plan: Plan, profile: Profile, *, outdir: Path, history_root: Path, b
     load_run.compat = {tool: metrics.compat(run, tool, measured=measured) for tool in metrics.COMPAT_TOOLS}
     load_run.charts = _draw(summary, outdir, previous=load_run.previous, baseline=load_run.baseline,
                                      requests=run.measured, baseline_name=baseline)
+    if summary["workload"].get("turns"):
+        from llamatest.load.workload_charts import turns_chart  # matplotlib only when there is a chart to draw
+
+        load_run.charts.append(turns_chart(summary, outdir))
     if save_history:
         history.save(summary)
     return load_run

@@ -18,7 +18,8 @@ TOKEN_KINDS = frozenset({"content", "reasoning", "tool_call"})
 
 # Error classes (``RequestRecord.error``): connect_error, timeout_connect, timeout_ttft, timeout_stall,
 # timeout_total, http_429, http_503, http_4xx, http_5xx, sse_error_event, protocol_error, truncated_stream,
-# empty_output, dropped, drain_timeout. "dropped": due while max_in_flight requests were open, never sent.
+# empty_output, bad_answer, dropped, drain_timeout. "bad_answer": a 200 of an embeddings or rerank route
+# without one result per input. "dropped": due while max_in_flight requests were open, never sent.
 # "drain_timeout": still open when the drain after the window ended, and cut by the engine (counted in
 # RunRecord.drain_timed_out). Outcomes of a request that finished (``RequestRecord.outcome``): the values of
 # classify.FINISH_OUTCOMES, or finish_other.
@@ -56,6 +57,9 @@ class RequestRecord:
     seed: int | None = None
     n_requested: int | None = None  # output tokens asked for (max_tokens / n_predict)
     n_prompt_expected: int | None = None  # prompt tokens the dataset built, when it knows
+    n_inputs: int | None = None  # texts embedded or documents reranked (routes answered in one JSON body)
+    session: int | None = None  # multi-turn workloads: the conversation this request is a turn of
+    turn: int | None = None  # ... and which turn (0 first)
     t_dispatched: float | None = None  # None when the request was dropped and never sent
     t_headers: float | None = None
     t_done: float | None = None  # [DONE], or the route's final event (native stop:true)
