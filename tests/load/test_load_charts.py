@@ -134,3 +134,4 @@ def test_every_latency_bar_shows_its_value_so_a_zero_is_not_a_missing_bar(tmp_pa
     latency_chart(summary, tmp_path / "latency.png")
     assert len(labelled) == 9  # TTFT, TPOT, E2E x p50, p95, p99, one run
     assert "0" in labelled
+    assert f"{summary['metrics']['e2e_ms']['p50']:,.0f}" in labelled  # ~900 ms: a plain number, no 9e+02
