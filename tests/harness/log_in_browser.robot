@@ -41,6 +41,7 @@ Failing Test Shows Its Message And The Exchange It Judged
     ${block} =    Exchange Block    ${FAILING}    ${label}
     Block Should Expand When Its Summary Is Clicked    ${block}
     Element Should Contain    ${block}    Once upon a time
+    Scroll To The Middle Of The Window    ${block}/summary
     Capture Page Screenshot    failing-test-exchange.png
 
 Collapsed Exchange Blocks Expand
@@ -51,6 +52,7 @@ Collapsed Exchange Blocks Expand
     VAR    ${headers}    ${block}//details[summary[.="response headers"]]
     Block Should Expand When Its Summary Is Clicked    ${headers}
     Element Should Contain    ${headers}    application/json
+    Scroll To The Middle Of The Window    ${headers}
     Capture Page Screenshot    exchange-response-headers.png
 
 Slot Timeline Chart Is Rendered Inside The Window
@@ -84,9 +86,9 @@ Run The Sample And Open Its Log
 
 Browser Should Be Installed
     [Documentation]    A skip with the install command when Debian's chromium or chromedriver is missing.
-    ${chromium} =    Run Keyword And Return Status    File Should Exist    ${CHROMIUM}
-    ${driver} =    Run Keyword And Return Status    File Should Exist    ${CHROMEDRIVER}
-    Skip If    not ($chromium and $driver)
+    ${browser_found} =    Run Keyword And Return Status    File Should Exist    ${CHROMIUM}
+    ${driver_found} =    Run Keyword And Return Status    File Should Exist    ${CHROMEDRIVER}
+    Skip If    not ($browser_found and $driver_found)
     ...    the log check needs ${CHROMIUM} and ${CHROMEDRIVER}: ${INSTALL} (Debian's packages)
 
 Run The Sample Suite
@@ -105,9 +107,9 @@ Run The Sample Suite
 Open Headless Chromium
     [Documentation]    Debian's chromium through Debian's chromedriver, in a new empty profile, with nothing that
     ...    reaches the network: without these flags it waits on refused connections.
-    ${profile} =    Evaluate    tempfile.mkdtemp(prefix="llamatest-chromium-")    modules=tempfile
-    VAR    ${PROFILE}    ${profile}    scope=SUITE    # robocop: off=no-suite-variable
-    ${options} =    Headless Chromium Options    ${CHROMIUM}    ${profile}    ${WINDOW}
+    ${new_profile} =    Evaluate    tempfile.mkdtemp(prefix="llamatest-chromium-")    modules=tempfile
+    VAR    ${PROFILE}    ${new_profile}    scope=SUITE    # robocop: off=no-suite-variable
+    ${options} =    Headless Chromium Options    ${CHROMIUM}    ${PROFILE}    ${WINDOW}
     Open Browser    file://${SAMPLE_OUTPUT}/log.html    chrome    options=${options}
     ...    service=executable_path="${CHROMEDRIVER}"
 
@@ -163,6 +165,13 @@ Block Should Expand When Its Summary Is Clicked
     Element Attribute Value Should Be    ${block}    open    true
     Element Should Be Visible    ${block}/summary/following-sibling::*[1]
 
+Scroll To The Middle Of The Window
+    [Documentation]    Scrolls the page so that the element is in the middle of the window; returns the element.
+    [Arguments]    ${locator}
+    ${element} =    Get WebElement    ${locator}
+    Execute Javascript    arguments[0].scrollIntoView({block: "center", inline: "nearest"});    ARGUMENTS    ${element}
+    RETURN    ${element}
+
 Expand Every Keyword Of
     [Documentation]    What a reviewer does on a passed test: opens it with its "Expand all" button.
     [Arguments]    ${name}
@@ -176,8 +185,7 @@ Image Should Be Rendered Inside The Window
     ...    lies inside the window and, for a PNG, has been decoded.
     [Arguments]    ${image}
     Wait Until Element Is Visible    ${image}
-    ${element} =    Get WebElement    ${image}
-    Execute Javascript    arguments[0].scrollIntoView({block: "center", inline: "nearest"});    ARGUMENTS    ${element}
+    ${element} =    Scroll To The Middle Of The Window    ${image}
     ${box} =    Execute Javascript    return Object.assign(arguments[0].getBoundingClientRect().toJSON(),
     ...    {inner: [window.innerWidth, window.innerHeight], decoded: arguments[0].naturalWidth});
     ...    ARGUMENTS    ${element}
