@@ -80,6 +80,7 @@ Run The Sample And Open Its Log
     [Documentation]    Skips every test when chromium or chromedriver is missing; else runs the sample suite
     ...    (one test fails on purpose) and opens its log.html in headless Chromium.
     [Timeout]    4 minutes
+    Remove Directory    ${SCREENSHOTS}    recursive=${True}    # no screenshot of an earlier run is left to mislead
     Browser Should Be Installed
     Run The Sample Suite
     Open Headless Chromium
