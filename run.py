@@ -478,7 +478,7 @@ def selftest_checks() -> list[tuple[str, list[str]]]:
     py = [sys.executable, "-m"]
     return [
         ("ruff", py + ["ruff", "check", "."]),
-        ("robocop", py + ["robocop", "check", "suites", "resources", "tests/harness"]),
+        ("robocop", py + ["robocop", "check", "suites", "resources", "tests/harness", "tests/log_sample"]),
         ("pytest", py + ["pytest", "-q", "tests"]),
         ("robot --dryrun", py + ["robot", "--dryrun", "--output", "NONE", "--log", "NONE", "--report", "NONE",
                                  "--console", "dotted", "suites", "tests/harness"]),

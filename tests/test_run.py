@@ -315,7 +315,7 @@ def test_selftest_checks_cover_the_project():
     names = [name for name, _ in run.selftest_checks()]
     assert names[:4] == ["ruff", "robocop", "pytest", "robot --dryrun"]
     commands = dict(run.selftest_checks())
-    assert commands["robocop"][-3:] == ["suites", "resources", "tests/harness"]
+    assert commands["robocop"][-4:] == ["suites", "resources", "tests/harness", "tests/log_sample"]
     assert commands["robot --dryrun"][-2:] == ["suites", "tests/harness"]
 
 

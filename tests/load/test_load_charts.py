@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from test_load_results import summary_from_samples
 
-from llamatest.load.charts import _slo_lines, charts, timeline_chart
+from llamatest.load.charts import _slo_lines, charts, latency_chart, timeline_chart
 from llamatest.load.record import LoadEvent, RequestRecord
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -115,3 +115,23 @@ def test_timeline_of_nothing_is_not_written(tmp_path):
 ])
 def test_slo_lines_are_read_from_either_key_style(slo, metric, lines):
     assert _slo_lines(slo, metric) == lines
+
+
+def test_every_latency_bar_shows_its_value_so_a_zero_is_not_a_missing_bar(tmp_path, monkeypatch):
+    from matplotlib.axes import Axes
+
+    labelled = []
+    original = Axes.bar_label
+
+    def spy(self, container, *args, **kwargs):
+        texts = original(self, container, *args, **kwargs)
+        labelled.extend(text.get_text() for text in texts)
+        return texts
+
+    monkeypatch.setattr(Axes, "bar_label", spy)
+    summary = run_summary()
+    summary["metrics"]["tpot_ms"]["p50"] = 0.0
+    latency_chart(summary, tmp_path / "latency.png")
+    assert len(labelled) == 9  # TTFT, TPOT, E2E x p50, p95, p99, one run
+    assert "0" in labelled
+    assert f"{summary['metrics']['e2e_ms']['p50']:,.0f}" in labelled  # ~900 ms: a plain number, no 9e+02

@@ -104,6 +104,12 @@ def test_labelled():
     assert check(_htmllog.labelled("<b>request</b>", _htmllog.pre("x"))) == "<b>request</b>x"
 
 
+def test_label_is_a_line_of_its_own_above_plain_text():
+    # "comparison" followed by plain text read "comparisonno earlier run…" in the browser
+    markup = _htmllog.labelled("comparison", _htmllog.escape("no earlier run"))
+    assert markup == "<div><div><b>comparison</b></div>no earlier run</div>"
+
+
 def test_json_nested_too_deeply_is_shown_without_failing():
     text = "[" * 10000 + "]" * 10000
     assert check(_htmllog.json_block(text)) == text

@@ -88,3 +88,10 @@ def test_the_batch_block_escapes_everything_and_balances_its_tags():
 def test_a_batch_without_timeline_has_no_chart():
     result = StreamResult(url="http://h/completion", status=200)
     assert "<svg" not in batch_report_html(Batch("POST /completion", [result], None))
+
+
+def test_each_request_block_of_a_batch_says_which_request_it_is():
+    # the chart says r1 and req 1, the table #1: the block of that request must say so too
+    results = [StreamResult(url="http://h/completion", status=200, t_end=0.5) for _ in range(2)]
+    markup = batch_report_html(Batch("POST /completion", results, None))
+    assert "<summary>request 1: POST /completion → 200 (0 events, 0.500 s)</summary>" in markup

@@ -127,9 +127,14 @@ def _draw_slo(ax: Any, slo: Any, metric: str) -> None:
 # --- (a) latency percentiles ----------------------------------------------------------------------------------
 
 
+def _bar_value(ms: float) -> str:
+    """1,250 rather than 1.25e+03; three significant digits below 100 ms."""
+    return f"{ms:,.0f}" if abs(ms) >= 100 else f"{ms:.3g}"
+
+
 def latency_chart(summary: Mapping[str, Any], path: Path, *, previous: Mapping[str, Any] | None = None,
                   baseline: Mapping[str, Any] | None = None, baseline_name: str | None = None) -> Path:
-    """TTFT, TPOT and E2E p50/p95/p99 as bars, one colour per run, SLO lines on top."""
+    """TTFT, TPOT and E2E p50/p95/p99 as bars with their values, one colour per run, SLO lines on top."""
     series = _series(summary, previous, baseline, baseline_name)
     fig, axes = _figure(1, len(LATENCIES))
     missing = []
@@ -142,8 +147,10 @@ def latency_chart(summary: Mapping[str, Any], path: Path, *, previous: Mapping[s
                 if value is None:
                     missing.append(f"{label} {title} {p}")
                     continue
-                ax.bar(i - 0.4 + width * (j + 0.5), value, width, color=style["color"], alpha=style["alpha"],
-                       hatch=style["hatch"], edgecolor="#333333", linewidth=0.5)
+                bars = ax.bar(i - 0.4 + width * (j + 0.5), value, width, color=style["color"], alpha=style["alpha"],
+                              hatch=style["hatch"], edgecolor="#333333", linewidth=0.5)
+                # the value on each bar: a 0 ms p50 (tokens coalesced into one read) is otherwise no bar at all
+                ax.bar_label(bars, fmt=_bar_value, fontsize=7)
         _draw_slo(ax, summary.get("slo"), metric)
         ax.set_xticks(range(len(PERCENTILES)), PERCENTILES)
         ax.set_xlim(-0.6, len(PERCENTILES) - 0.4)

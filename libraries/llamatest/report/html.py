@@ -66,8 +66,9 @@ def table(headers: list, rows: list) -> str:
 
 
 def labelled(label: str, body_html: str) -> str:
-    """A bold plain-text label above a block."""
-    return f"<div><b>{escape(label)}</b>{body_html}</div>"
+    """A bold plain-text label on a line of its own, above the body (a block, or plain text that would
+    otherwise run into the label)."""
+    return f"<div><div><b>{escape(label)}</b></div>{body_html}</div>"
 
 
 def png(data: bytes, alt: str, width: int | None = None) -> str:

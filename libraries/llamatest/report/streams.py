@@ -12,8 +12,10 @@ from llamatest.report.html import details, json_block, labelled, pre, table
 from llamatest.streaming.result import StreamEvent, StreamResult
 
 
-def stream_html(r: StreamResult, exchange: Exchange | None = None) -> str:
-    """A collapsed block: summary table, request, plain body or raw events with arrival times, cut tail."""
+def stream_html(r: StreamResult, exchange: Exchange | None = None, name: str = "") -> str:
+    """A collapsed block: summary table, request, plain body or raw events with arrival times, cut tail.
+
+    ``name`` starts the summary line: in a batch, ``request 3``, as the chart and the table name it."""
     rows = [["url", r.url], ["status", r.status], ["content type", r.content_type or "–"],
             ["events", len(r.events)], ["comments", len(r.comments)], ["[DONE] markers", r.done_count],
             ["TTFT", secs(r.t_first_text)], ["total time", secs(r.t_end)], ["text length", f"{len(r.text):,} chars"]]
@@ -29,7 +31,8 @@ def stream_html(r: StreamResult, exchange: Exchange | None = None) -> str:
     if r.truncated_tail:
         parts.append(labelled("unterminated tail", pre(r.truncated_tail.decode("utf-8", "replace"))))
     status = r.status if r.status is not None else "no answer"
-    summary = f"{r.where} → {status} ({len(r.events)} events, {secs(r.t_end)}){suffix(exchange)}"
+    summary = f"{name + ': ' if name else ''}{r.where} → {status} ({len(r.events)} events, {secs(r.t_end)})" \
+              f"{suffix(exchange)}"
     return details(summary, "".join(parts)) + record_html(exchange)
 
 

@@ -208,7 +208,7 @@ def batch_report_html(batch: Batch) -> str:
             parts.append(labelled(f"failed polls ({len(tl.errors)})",
                                   table(["t (s)", "error"], [[f"{t:.3f}", e] for t, e in tl.errors[:20]])))
     shown = [i for i in range(len(batch)) if i < MAX_STREAM_BLOCKS or batch.results[i].error]
-    blocks = "".join(stream_html(batch.results[i]) for i in shown[:MAX_STREAM_BLOCKS * 2])
+    blocks = "".join(stream_html(batch.results[i], name=f"request {i}") for i in shown[:MAX_STREAM_BLOCKS * 2])
     parts.append(details(f"the requests ({len(shown)} of {len(batch)})", blocks))
     summary = (f"{batch.where} × {len(batch)} concurrently: {errors} errors, {len(batch.abandoned)} abandoned, "
                f"{batch.wall_s:.3f} s" + (f"; {tl.summary()}" if tl else ""))
