@@ -9,6 +9,7 @@ from robot.api import TestSuiteBuilder
 
 def suite_tests(root: Path, folder: str = "suites") -> set[tuple[str, str]]:
     """(``suites/AREA/file.robot``, test name) for every test under ``root/folder``."""
+    root = root.resolve()
     built = TestSuiteBuilder(included_extensions=("robot",)).build(str(root / folder))
     found, pending = set(), [built]
     while pending:
