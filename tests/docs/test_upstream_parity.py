@@ -108,3 +108,17 @@ def test_sdist_link_and_extraction(tmp_path):
             archive.addfile(info, io.BytesIO(b"x=1\n"))
     written = upstream_tests.extract_unit_tests(buffer.getvalue(), tmp_path)
     assert [path.name for path in written] == ["test_a.py"]
+
+
+def test_ensure_says_why_and_returns_none_when_the_index_is_unreachable(tmp_path, monkeypatch):
+    monkeypatch.setenv("LLAMATEST_CACHE", str(tmp_path))
+
+    def unreachable(*args, **kwargs):
+        raise OSError("no route to the index")
+
+    monkeypatch.setattr(upstream_tests, "fetch", unreachable)
+    said = []
+    assert upstream_tests.ensure(said.append) is None
+    assert said == ["could not fetch llama.cpp's server unit tests (no route to the index): "
+                    "tests/docs skips the parity check"]
+    assert upstream_tests.cached() is None
