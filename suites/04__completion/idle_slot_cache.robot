@@ -20,7 +20,7 @@ ${N}            ${4}
 
 *** Test Cases ***
 A New Task Empties The Idle Slot
-    ${first} =    Complete    ${STORY}    n_predict=${N}    id_slot=${0}
+    Complete    ${STORY}    n_predict=${N}    id_slot=${0}
     Complete    ${OTHER}    n_predict=${N}    id_slot=${1}
     Slot Should Hold Tokens    0    ${0}
 

@@ -5,8 +5,10 @@ Documentation       What llama-server makes of Anthropic Messages requests beyon
 ...                 comes from the same conversation sent to the chat route in OpenAI form.
 ...
 ...                 The suite's server renders tools in the Hermes style (`../05__chat/tool_template.jinja`);
-...                 `thinking` renders reasoning in think blocks (`../05__chat/thinking_template.jinja`).
+...                 `thinking` renders reasoning in think blocks (`../05__chat/thinking_template.jinja`). The
+...                 conversation, in both forms, is in `tool_conversation.py`.
 Resource            ../../resources/api_formats.resource
+Variables           tool_conversation.py
 Suite Setup         Start Tool And Thinking Servers
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
@@ -14,19 +16,6 @@ Test Tags           api-formats    needs:managed    needs:tiny
 
 
 *** Variables ***
-${SCHEMA}           ${{ {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]} }}
-${A_TOOL}           ${{ {"name": "get_weather", "description": "Weather of a city", "input_schema": $SCHEMA} }}
-${O_TOOL}
-...                 ${{ {"type": "function", "function": {"name": "get_weather", "description": "Weather of a city", "parameters": $SCHEMA}} }}
-${ASK}              ${{ {"role": "user", "content": "Weather in Rome?"} }}
-${A_CALL}
-...                 ${{ {"role": "assistant", "content": [{"type": "tool_use", "id": "call-1", "name": "get_weather", "input": {"city": "Rome"}}]} }}
-${O_CALL}
-...                 ${{ {"role": "assistant", "content": "", "tool_calls": [{"id": "call-1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Rome"}'}}]} }}
-${A_RESULT}
-...                 ${{ {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call-1", "content": "sunny"}]} }}
-${O_RESULT}         ${{ {"role": "tool", "tool_call_id": "call-1", "content": "sunny"} }}
-${PNG}              iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==
 ${N}                ${8}
 
 
@@ -35,9 +24,11 @@ Tool Result Round Trip Answers Like The Chat Tool Messages
     ${resp} =    Anthropic Answer To    ${{ [$ASK, $A_CALL, $A_RESULT] }}    tools=${{ [$A_TOOL] }}
     ${chat} =    Chat With Messages    ${{ [$ASK, $O_CALL, $O_RESULT] }}    tools=${{ [$O_TOOL] }}
     ...    max_tokens=${N}    ignore_eos=${True}
-    Json Field Should Be    ${resp}    content    ${{ [{"type": "text", "text": $chat.json()["choices"][0]["message"]["content"]}] }}
-    ${input} =    Evaluate    $resp.json()["usage"]["input_tokens"] + $resp.json()["usage"]["cache_read_input_tokens"]
-    Should Be Equal    ${input}    ${chat.json()}[usage][prompt_tokens]
+    VAR    ${text}    ${chat.json()}[choices][0][message][content]
+    Json Field Should Be    ${resp}    content    ${{ [{"type": "text", "text": $text}] }}
+    VAR    ${usage}    ${resp.json()}[usage]
+    Should Be Equal    ${{ $usage["input_tokens"] + $usage["cache_read_input_tokens"] }}
+    ...    ${chat.json()}[usage][prompt_tokens]
 
 Tool Result Round Trip Counts Like The Chat Tool Messages
     ${counted} =    Count Anthropic Tokens    ${{ [$ASK, $A_CALL, $A_RESULT] }}    tools=${{ [$A_TOOL] }}
@@ -46,34 +37,25 @@ Tool Result Round Trip Counts Like The Chat Tool Messages
 
 Text Beside A Tool Result Counts Like A Tool Message And A User Message
     [Documentation]    Anthropic puts the user's next words in the message that carries the tool result.
-    ${both} =    Evaluate    {"role": "user", "content": [*$A_RESULT["content"], {"type": "text", "text": "and Paris?"}]}
-    ${counted} =    Count Anthropic Tokens    ${{ [$ASK, $A_CALL, $both] }}    tools=${{ [$A_TOOL] }}
-    ${next} =    Message    user    and Paris?
-    ${chat} =    Chat Input Tokens    ${{ [$ASK, $O_CALL, $O_RESULT, $next] }}    tools=${{ [$O_TOOL] }}
+    ${counted} =    Count Anthropic Tokens    ${{ [$ASK, $A_CALL, $A_RESULT_AND_TEXT] }}    tools=${{ [$A_TOOL] }}
+    ${chat} =    Chat Input Tokens    ${{ [$ASK, $O_CALL, $O_RESULT, $O_NEXT] }}    tools=${{ [$O_TOOL] }}
     Should Be Equal    ${counted}[input_tokens]    ${chat}[input_tokens]
 
 Tool Result Given As Text Blocks Counts Like The String
-    ${blocks} =    Text Parts    sun    ny
-    ${result} =    Evaluate    {"role": "user", "content": [{**$A_RESULT["content"][0], "content": $blocks}]}
-    ${as_blocks} =    Count Anthropic Tokens    ${{ [$ASK, $A_CALL, $result] }}
+    ${as_blocks} =    Count Anthropic Tokens    ${{ [$ASK, $A_CALL, $A_RESULT_AS_BLOCKS] }}
     ${as_string} =    Count Anthropic Tokens    ${{ [$ASK, $A_CALL, $A_RESULT] }}
     Should Be Equal    ${as_blocks}[input_tokens]    ${as_string}[input_tokens]
 
 Image In A Tool Result Is Refused By A Model Without A Projector
-    ${image} =    Evaluate    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": $PNG}}
-    ${result} =    Evaluate    {"role": "user", "content": [{**$A_RESULT["content"][0], "content": [$image]}]}
-    ${resp} =    Anthropic Answer To    ${{ [$ASK, $A_CALL, $result] }}    expected_status=500
+    ${resp} =    Anthropic Answer To    ${{ [$ASK, $A_CALL, $A_RESULT_WITH_IMAGE] }}    expected_status=500
     Error Response Should Be    ${resp}    500    server_error
     ...    message=image input is not supported - hint: if this is unexpected, you may need to provide the mmproj
 
 Thinking Block Of An Earlier Turn Counts Like Reasoning Content
-    ${answer} =    Evaluate    {"role": "assistant", "content": [{"type": "thinking", "thinking": "add them", "signature": ""}, {"type": "text", "text": "4"}]}
-    ${counted} =    Count Anthropic Tokens    ${{ [$ASK, $answer, $ASK] }}    server=thinking
-    ${reasoned} =    Message    assistant    4    reasoning_content=add them
-    ${chat} =    Chat Input Tokens    ${{ [$ASK, $reasoned, $ASK] }}    server=thinking
+    ${counted} =    Count Anthropic Tokens    ${{ [$ASK, $A_REASONED, $ASK] }}    server=thinking
+    ${chat} =    Chat Input Tokens    ${{ [$ASK, $O_REASONED, $ASK] }}    server=thinking
     Should Be Equal    ${counted}[input_tokens]    ${chat}[input_tokens]
-    ${plain} =    Message    assistant    4
-    ${without} =    Chat Input Tokens    ${{ [$ASK, $plain, $ASK] }}    server=thinking
+    ${without} =    Chat Input Tokens    ${{ [$ASK, $O_UNREASONED, $ASK] }}    server=thinking
     Should Be True    ${counted}[input_tokens] > ${without}[input_tokens]
 
 Generated Reasoning Comes Back As A Thinking Block
@@ -105,8 +87,8 @@ Tiny Top P Samples The Greedy Answer
 Start Tool And Thinking Servers
     [Documentation]    The suite's server with the Hermes tool template (its tool list needs 1024 tokens of
     ...    context); `thinking` with the thinking template.
-    Start Server For Suite    tiny-1-slot    --jinja    --chat-template-file    ${CURDIR}/../05__chat/tool_template.jinja
-    ...    n_ctx=${1024}
+    Start Server For Suite    tiny-1-slot    --jinja
+    ...    --chat-template-file    ${CURDIR}/../05__chat/tool_template.jinja    n_ctx=${1024}
     Start Preset Server    tiny-1-slot    --chat-template-file    ${CURDIR}/../05__chat/thinking_template.jinja
     ...    alias=thinking
 

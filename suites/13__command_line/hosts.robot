@@ -44,7 +44,8 @@ Unix Socket Serves Health
 
 Two TCP Addresses On Port Zero Are Refused
     [Documentation]    Port 0 picks a free port per socket, so two TCP addresses could not share one.
-    ${result} =    Run Server Command    --model    ${MODEL}    --host    127.0.0.1,::1    --port    0
+    ${model} =    Model Path    tiny
+    ${result} =    Run Server Command    --model    ${model}    --host    127.0.0.1,::1    --port    0
     Command Should Fail With    ${result}    --port 0 is not supported with multiple TCP addresses
 
 
@@ -56,9 +57,7 @@ Start Server On Three Addresses
     ${url} =    Server Url
     ${url6} =    Replace String    ${url}    127.0.0.1    [::1]
     Create Session    v6    ${url6}    timeout=${30}
-    VAR    ${URL6}    ${url6}    scope=SUITE
-    ${model} =    Model Path    tiny
-    VAR    ${MODEL}    ${model}    scope=SUITE
+    VAR    ${URL6}    ${url6}    scope=SUITE    # robocop: off=no-suite-variable
 
 Stop Server And Remove The Socket
     [Documentation]    Stops the server, then removes the socket's temporary folder.
