@@ -5,7 +5,7 @@ Documentation       Speculative decoding with a draft model at its limits: a pro
 ...                 accepted with the given probability, whatever the target model says).
 ...
 ...                 The suite's server drafts with `tiny-draft`; `plain` runs `tiny` alone; `synth` drafts with
-...                 every position accepted. Answers are compared with `cache_prompt: false`.
+...                 every position accepted; `shift` drafts under `--context-shift`. Answers are compared with `cache_prompt: false`.
 Resource            ../../resources/adapters.resource
 Resource            ../../resources/completion.resource
 Resource            ../../resources/props.resource
@@ -33,6 +33,14 @@ A Prompt Nearly Filling The Slot Context Is Answered Within It
     Should Be True    1 <= ${out}[tokens_predicted] <= ${ROOM}
     ...    ${out}[tokens_predicted] tokens predicted with ${ROOM} tokens of room
     Json Field Should Be    ${out}    truncated    ${True}
+
+Generation With A Draft Runs Past The Slot Context Under Context Shift
+    [Documentation]    `shift` has `--context-shift`: the answer goes on past the slot context, drafts included.
+    ${n_ctx} =    Slot Context Size    shift
+    ${out} =    Complete    ${PROMPT}    server=shift    n_predict=${n_ctx + 64}    cache_prompt=${False}
+    Json Field Should Be    ${out}    tokens_predicted    ${n_ctx + 64}
+    Json Field Should Be    ${out}    stop_type    limit
+    Draft Counts Should Be Consistent    ${out}
 
 Users On Two Slots At Once Get The Answer Without A Draft
     ${alone} =    Completion Text    ${PROMPT}    ${N}    server=plain
@@ -62,9 +70,12 @@ Synthetic Acceptance Counts The Same Drafts Twice
 *** Keywords ***
 Start Draft Plain And Synthetic Servers
     [Documentation]    The suite's server: `tiny` on two slots with `tiny-draft`; `plain`: the same without a
-    ...    draft; `synth`: one slot whose drafts are all accepted.
+    ...    draft; `synth`: one slot whose drafts are all accepted; `shift`: one slot with a draft and
+    ...    `--context-shift`.
     Start Server With Draft Model    tiny-2-slots    tiny-draft    --spec-type    draft-simple
     Start Preset Server    tiny-2-slots    alias=plain
     ${draft} =    Model Path    tiny-draft
     Start Preset Server    tiny-1-slot    --model-draft    ${draft}    --spec-type    draft-simple
     ...    --spec-draft-n-max    ${N_MAX}    --spec-synth-rates    1,1,1,1    alias=synth
+    Start Preset Server    tiny-1-slot    --model-draft    ${draft}    --spec-type    draft-simple    --context-shift
+    ...    alias=shift
