@@ -5,7 +5,8 @@ Documentation       Speculative decoding with a draft model at its limits: a pro
 ...                 accepted with the given probability, whatever the target model says).
 ...
 ...                 The suite's server drafts with `tiny-draft`; `plain` runs `tiny` alone; `synth` drafts with
-...                 every position accepted; `shift` drafts under `--context-shift`. Answers are compared with `cache_prompt: false`.
+...                 every position accepted; `shift` drafts under `--context-shift`. Answers are compared with
+...                 `cache_prompt: false`.
 Resource            ../../resources/adapters.resource
 Resource            ../../resources/completion.resource
 Resource            ../../resources/props.resource
