@@ -3,6 +3,7 @@ Documentation       The agent routes when they are on: `--tools get_info` serves
 ...                 `/tools`, and `--ui-mcp-proxy` turns `/cors-proxy` into a proxy to the URL it is given. Only
 ...                 the read-only `get_info` tool is enabled: no test runs a tool that writes or executes.
 Resource            ../../resources/props.resource
+Resource            ../../resources/security.resource
 Suite Setup         Start Server For Suite    tiny-1-slot    --tools    get_info    --ui-mcp-proxy
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
@@ -34,6 +35,14 @@ Tool Call Without A Tool Name Is A Well Formed Error
     VAR    &{call}    params=${None}
     ${resp} =    POST On Session    suite    /tools    json=${call}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error    message_contains=tool
+
+Tools Narrow Cors To Localhost Origins By Default
+    [Documentation]    With tools on and no `--cors-origins`, the server acts as if `--cors-origins localhost` were
+    ...    given (arg.cpp): a web page elsewhere may not drive tools that read the machine.
+    ${local} =    Preflight From    http://localhost:8080
+    Allowed Origin Should Be    ${local}    http://localhost:8080
+    ${other} =    Preflight From    https://evil.example
+    Header Should Be Absent    ${other}    Access-Control-Allow-Origin
 
 Cors Proxy Forwards To The Url It Is Given
     ${url} =    Server Url
