@@ -60,7 +60,8 @@ Cors Proxy Forwards Only The Headers Named For The Target
     VAR    &{headers}    Proxy-Authorization=Basic secret    X-Api-Key=client-key    Cookie=session=secret
     ...    x-llama-server-proxy-header-accept=application/json
     ...    x-llama-server-proxy-header-authorization=Bearer explicit
-    GET On Session    suite    /cors-proxy    params=url=${target}/image.png    headers=${headers}    expected_status=200
+    GET On Session    suite    /cors-proxy    params=url=${target}/image.png    headers=${headers}
+    ...    expected_status=200
     ${sent} =    Headers The Target Received
     Should Be Equal    ${sent}[accept]    application/json
     Should Be Equal    ${sent}[authorization]    Bearer explicit
