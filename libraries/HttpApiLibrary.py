@@ -7,7 +7,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.api.types import Secret
 
-from llamatest.http import checks, keepalive
+from llamatest.http import checks, keepalive, unix_socket
 from llamatest.http.exchanges import label_of, naming, with_label
 from llamatest.http.explain import head, status_mismatch
 from llamatest.http.jsonpath import lookup
@@ -193,6 +193,20 @@ class HttpApiLibrary:
             message = status_mismatch(first.where, first.status, int(expected_status), first.text)
             raise AssertionError(with_label(message, label_of(first)))
         return reuse
+
+    @keyword("Request Over Unix Socket")
+    def request_over_unix_socket(self, socket_path: str, method: str, path: str, body=None,
+                                 expected_status: int | str = 200, timeout: float = 30.0) -> Response:
+        """Sends ``method path`` (a dict ``body`` as JSON) to a server listening on the Unix socket
+        ``socket_path`` (``--host …/x.sock``) and returns the answer, which the keywords above take.
+
+        Fails when the status is not ``expected_status`` (``any`` accepts every status).
+        """
+        resp = unix_socket.request(socket_path, method.upper(), path, body, timeout=float(timeout))
+        logger.info(f"{resp.where} over {socket_path}: {resp.status} {head(resp.text)}")
+        if str(expected_status).lower() != "any" and resp.status != int(expected_status):
+            raise AssertionError(status_mismatch(resp.where, resp.status, int(expected_status), resp.text))
+        return resp
 
     @keyword("Second Request Should Be Answered")
     def second_request_should_be_answered(self, reuse, status: int = 200, unless_announced: bool = False) -> None:

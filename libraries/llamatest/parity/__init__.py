@@ -1,0 +1,1 @@
+"""docs/upstream-parity.md: llama.cpp's server unit tests mapped to our suites."""
