@@ -14,6 +14,7 @@ import pytest
 
 from llamatest.load import metrics
 from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
+from llamatest.load.summary import summarize
 
 
 def worker_run(t0_wall: float, ttfts_s: list[float], *, gap_s: float = 0.1) -> RunRecord:
@@ -58,7 +59,7 @@ def test_merged_percentiles_are_those_of_the_union_not_of_the_workers():
     merged = merge_runs([worker_run(0.0, fast), worker_run(0.0, slow)], offsets=[0.0, 0.0], t0_wall=0.0,
                         t0_perf=0.0)
     union_ms = np.array(fast + slow) * 1000
-    got = metrics.summarize(merged)["metrics"]["ttft_ms"]
+    got = summarize(merged)["metrics"]["ttft_ms"]
     assert got["n"] == 100
     for name, q in (("p50", 50), ("p90", 90), ("p95", 95), ("p99", 99)):
         assert got[name] == pytest.approx(np.percentile(union_ms, q))
@@ -147,7 +148,7 @@ def test_two_local_ray_workers_merge_exactly(server):
     assert run.meta["distributed"]["workers"] == 2 and run.profile == profile.as_dict()
 
     ttft = [metrics.request_metrics(r)["ttft"] for w in (0, 1) for r in run.measured if r.worker == w]
-    got = metrics.summarize(run)["metrics"]["ttft_ms"]
+    got = summarize(run)["metrics"]["ttft_ms"]
     assert got["n"] == len(ttft)
     assert got["p50"] == pytest.approx(np.percentile(ttft, 50))
     assert got["p90"] == pytest.approx(np.percentile(ttft, 90))

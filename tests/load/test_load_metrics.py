@@ -8,8 +8,9 @@ import time
 import numpy as np
 import pytest
 
-from llamatest.load.metrics import chunk_tokens, compat, concurrency, distribution, request_metrics, summarize
+from llamatest.load.metrics import chunk_tokens, compat, concurrency, distribution, request_metrics
 from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
+from llamatest.load.summary import summarize
 
 approx = pytest.approx
 

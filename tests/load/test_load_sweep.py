@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from llamatest.load.metrics import summarize
 from llamatest.load.profiles import Profile
 from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
+from llamatest.load.summary import summarize
 from llamatest.load.sweep import capacity_under_slo, parse_slo_key, slo_check, sweep
 
 approx = pytest.approx

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from llamatest.load.metrics import summarize
 from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
+from llamatest.load.summary import summarize
 from llamatest.load.validity import DEFAULT_THRESHOLDS, invalid_reasons, t_sf, trend, validity_flags
 
 approx = pytest.approx

@@ -10,6 +10,7 @@ import pytest
 from llamatest.load import catalog, metrics, workload_metrics, workloads
 from llamatest.load.engine import Target, run_load_sync
 from llamatest.load.profiles import Profile
+from llamatest.load.summary import summarize
 
 CHAT = "/v1/chat/completions"
 
@@ -60,8 +61,8 @@ def test_later_turns_report_the_cached_history_and_a_warm_run_is_not_contaminate
             # the slot kept turn t-1's prompt (minus the BOS token) and then its own answer, not the recorded one
             assert measured[r.index][0]["n_cached"] == prompt_by[(r.session, r.turn - 1)] - 1
     assert 0 < second["cached_ratio"] < third["cached_ratio"] < 1
-    assert not metrics.summarize(record, cold=False)["flags"]["cache_contaminated"]["set"]
-    assert metrics.summarize(record, cold=True)["flags"]["cache_contaminated"]["set"]
+    assert not summarize(record, cold=False)["flags"]["cache_contaminated"]["set"]
+    assert summarize(record, cold=True)["flags"]["cache_contaminated"]["set"]
 
 
 def test_open_loop_arrivals_each_start_a_conversation_whose_turns_follow_the_answers(server):

@@ -428,6 +428,11 @@ def sweep_charts(sweep: Any, latency_path: Path, throughput_path: Path, *, slo: 
     if not series:
         return []
     xlabel = _load_label(series[0][2])
+    return [_save(_sweep_latency_figure(series, xlabel, slo), latency_path),
+            _save(_sweep_throughput_figure(series, xlabel), throughput_path)]
+
+
+def _sweep_latency_figure(series: list, xlabel: str, slo: Any) -> Figure:
     markers = {"p50": "o", "p95": "^"}
     fig, axes = _figure(1, len(LATENCIES))
     missing = 0
@@ -441,10 +446,7 @@ def sweep_charts(sweep: Any, latency_path: Path, throughput_path: Path, *, slo: 
                 ax.plot(xs, [np.nan if y is None else y for y in ys], color=style["color"], ls=style["ls"],
                         marker=marker, ms=4, lw=1.2)
         _draw_slo(ax, slo, metric)
-        ax.set_title(title, fontsize=10)
-        ax.set_xlabel(xlabel, fontsize=8)
-        ax.tick_params(labelsize=8)
-        ax.grid(alpha=0.3)
+        _sweep_axes(ax, title, xlabel)
     axes[0][0].set_ylabel("ms", fontsize=8)
     handles = _legend_lines([(k, label, None) for k, label, _ in series]) + [
         Line2D([], [], color="#555555", ls="none", marker=m, label=p) for p, m in markers.items()]
@@ -452,8 +454,10 @@ def sweep_charts(sweep: Any, latency_path: Path, throughput_path: Path, *, slo: 
     heading = "Latency vs load" + (f"\n{missing} point(s) not drawn (too few samples)" if missing else "")
     fig.suptitle(heading, fontsize=9)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.83, bottom=0.2, wspace=0.3)
-    paths = [_save(fig, latency_path)]
+    return fig
 
+
+def _sweep_throughput_figure(series: list, xlabel: str) -> Figure:
     fig, axes = _figure(1, 2)
     panels = ((("throughput", "window", "output_throughput"), "output tok/s"),
               (("throughput", "window", "request_throughput"), "requests/s"))
@@ -472,16 +476,19 @@ def sweep_charts(sweep: Any, latency_path: Path, throughput_path: Path, *, slo: 
             ax.plot([0, max(xs)], [0, max(xs)], color="#999999", ls=":", lw=1, label="offered")
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="upper left")
-        ax.set_title(label, fontsize=10)
-        ax.set_xlabel(xlabel, fontsize=8)
-        ax.tick_params(labelsize=8)
-        ax.grid(alpha=0.3)
+        _sweep_axes(ax, label, xlabel)
     fig.legend(handles=_legend_lines([(k, label, None) for k, label, _ in series]), loc="lower center",
                ncol=len(series), fontsize=7, frameon=False)
     fig.suptitle("Throughput vs load", fontsize=10)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.87, bottom=0.2, wspace=0.25)
-    paths.append(_save(fig, throughput_path))
-    return paths
+    return fig
+
+
+def _sweep_axes(ax, title: str, xlabel: str) -> None:
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel(xlabel, fontsize=8)
+    ax.tick_params(labelsize=8)
+    ax.grid(alpha=0.3)
 
 
 # --- all ------------------------------------------------------------------------------------------------------

@@ -106,14 +106,7 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
     worker's id, host, pid, clock offset to the driver and its error bound (seconds). Raises
     ``DistributedError`` when Ray cannot start, a worker fails, or a worker overruns the profile's bound.
     """
-    from llamatest.load import datasets
-
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an int >= 1; got {workers!r}")
-    body_for = datasets.body_maker(**body_spec) if isinstance(body_spec, dict) else body_spec
-    if not callable(body_for):
-        raise ValueError("body_spec must be body_maker's keyword arguments (a dict), a BodySpec, or a picklable "
-                         f"callable index -> body; got {type(body_spec).__name__}")
+    body_for = _checked_bodies(body_spec, workers)
     shards = [profile.shard(i, workers) for i in range(workers)]
 
     local = _RayProcesses()
@@ -141,18 +134,13 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
                 for i, (a, shard) in enumerate(zip(actors, shards, strict=True))]
         results = _get(ray, refs, bound, "finish the run")
     finally:
-        for actor in actors:
-            try:
-                ray.kill(actor)
-            except Exception:
-                pass  # already gone
+        _kill_actors(ray, actors)
         if started_here:
             local.collect(_session_dir(ray))  # the workers started since ray.init
             ray.shutdown()
             local.stop()
 
-    records = [r["record"] for r in results]
-    merged = merge_runs(records, offsets=[c[0] for c in clocks], t0_wall=start_wall,
+    merged = merge_runs([r["record"] for r in results], offsets=[c[0] for c in clocks], t0_wall=start_wall,
                         t0_perf=driver_perf + (start_wall - driver_wall))
     merged.profile = profile.as_dict()
     for i, info in enumerate(merged.workers):
@@ -165,6 +153,27 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
         merged.meta["distributed"].update(local_processes=len(local.processes), stopped_forcibly=local.forced,
                                           left_running=local.left)
     return merged
+
+
+def _kill_actors(ray, actors: list) -> None:
+    for actor in actors:
+        try:
+            ray.kill(actor)
+        except Exception:
+            pass  # already gone
+
+
+def _checked_bodies(body_spec, workers):
+    """The ``index -> body`` callable of ``body_spec``; a clear ValueError for bad arguments."""
+    from llamatest.load import datasets
+
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an int >= 1; got {workers!r}")
+    body_for = datasets.body_maker(**body_spec) if isinstance(body_spec, dict) else body_spec
+    if not callable(body_for):
+        raise ValueError("body_spec must be body_maker's keyword arguments (a dict), a BodySpec, or a picklable "
+                         f"callable index -> body; got {type(body_spec).__name__}")
+    return body_for
 
 
 def merge_runs(records: list[RunRecord], *, offsets: list[float], t0_wall: float, t0_perf: float) -> RunRecord:

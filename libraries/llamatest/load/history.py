@@ -178,7 +178,7 @@ class History:
         check_summary(summary, "the summary to save as a baseline")
         if not summary.get("samples"):
             raise ValueError(f"baseline {name!r}: the summary has no per-request samples, so nothing could be "
-                             "compared with it; save the summary that metrics.summarize returned")
+                             "compared with it; save the summary that summary.summarize returned")
         document = dict(summary)
         document["baseline"] = {"name": name, "saved_at": utc_now_iso()}
         return write_json(path, document)

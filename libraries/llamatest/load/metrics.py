@@ -5,8 +5,8 @@
 - ``distribution(values)``: n, mean, std, min, max and the p50/p90/p95/p99/p99.9 percentiles (numpy
   ``linear`` method) with seeded bootstrap 95 % confidence intervals. A percentile that needs more samples
   than there are is ``None``, with the reason under ``missing``.
-- ``summarize(run)``: the run's summary dict (counts, distributions, throughput in two windows, goodput,
-  concurrency, a 1-s time series, server telemetry, client health, validity flags, definitions).
+- the pieces of the run's summary (``summary.summarize``, which adds the validity flags): throughput in two
+  windows, goodput, concurrency, a 1-s time series, server telemetry.
 - ``compat(run, tool)``: the TTFT/ITL/TPOT/E2E that vLLM, guidellm or genai-perf would report for the same
   requests, to explain a difference with another tool.
 
@@ -20,7 +20,6 @@ native per-chunk ``tokens``), and only as a last resort from the number of token
 from __future__ import annotations
 
 import math
-from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -248,10 +247,7 @@ def _measure(r: RequestRecord) -> tuple[dict[str, Any], list[int]]:
     visible = next((e.t for e in tok if e.kind != "reasoning"), None)
     gaps = [b.t - a.t for a, b in zip(tok, tok[1:], strict=False)]
     counts, estimated = chunk_tokens(r, n_out, source, tok)
-    itl_token: list[float] = []
-    for gap, m in zip(gaps, counts[1:], strict=False):
-        if m > 0:
-            itl_token.extend([gap * 1000.0 / m] * m)
+    itl_token = _per_token_gaps(gaps, counts)
     tpot = None
     if n_out is not None and n_out > 1 and t_first is not None:
         tpot = (t_last - t_first) * 1000.0 / (n_out - 1)
@@ -293,6 +289,11 @@ def _measure(r: RequestRecord) -> tuple[dict[str, Any], list[int]]:
         "overhead_ttft": ttft - prompt_ms if ttft is not None and prompt_ms is not None else None,
         "overhead_decode": overhead_decode,
     }, counts
+
+
+def _per_token_gaps(gaps: list[float], counts: list[int]) -> list[float]:
+    """Each gap (s) spread over the tokens of the chunk that ended it: m tokens give m gaps of gap/m (ms)."""
+    return [gap * 1000.0 / m for gap, m in zip(gaps, counts[1:], strict=False) if m > 0 for _ in range(m)]
 
 
 # ---------------------------------------------------------------------------------------------- distributions
@@ -361,7 +362,7 @@ def distribution(values, *, seed: int = 0, resamples: int = 1000) -> dict[str, A
 
 # --------------------------------------------------------------------------------------------- run level
 
-def _end(r: RequestRecord) -> float | None:
+def end_of(r: RequestRecord) -> float | None:
     """When ``r`` stopped occupying the server: close, else [DONE], else its last event."""
     if r.t_closed is not None:
         return r.t_closed
@@ -375,7 +376,7 @@ def intervals_of(requests) -> list[tuple[float, float]]:
     for r in requests:
         if r.t_dispatched is None:
             continue
-        end = _end(r)
+        end = end_of(r)
         out.append((r.t_dispatched, max(r.t_dispatched, end if end is not None else r.t_dispatched)))
     return out
 
@@ -401,7 +402,7 @@ def window_of(run: RunRecord) -> tuple[float, float]:
         return float(w0), float(w1)
     reqs = run.measured
     starts = [r.t_dispatched if r.t_dispatched is not None else r.t_scheduled for r in reqs]
-    ends = [e for e in (_end(r) for r in reqs) if e is not None]
+    ends = [e for e in (end_of(r) for r in reqs) if e is not None]
     if not starts:
         return 0.0, 0.0
     return min(starts), max(ends + starts)
@@ -479,7 +480,7 @@ def server_block(run: RunRecord, window: tuple[float, float]) -> dict[str, Any]:
     return out
 
 
-def _target_rate(run: RunRecord, window: tuple[float, float]) -> float | None:
+def target_rate(run: RunRecord, window: tuple[float, float]) -> float | None:
     p = run.profile or {}
     kind = p.get("kind")
     if kind == "rate" and p.get("rate"):
@@ -491,7 +492,7 @@ def _target_rate(run: RunRecord, window: tuple[float, float]) -> float | None:
     return None
 
 
-def _throughput(ok: list[tuple[RequestRecord, dict]], good: int | None, duration: float) -> dict[str, Any]:
+def throughput_of(ok: list[tuple[RequestRecord, dict]], good: int | None, duration: float) -> dict[str, Any]:
     n_out = sum(m["n_out"] or 0 for _, m in ok)
     n_in = sum(m["n_in"] or 0 for _, m in ok)
 
@@ -532,7 +533,7 @@ def meets_slo(m: dict[str, Any], slo: dict[str, float]) -> bool:
     return True
 
 
-def _timeseries(run: RunRecord, reqs, mets, chunk_counts, intervals, window) -> list[dict[str, Any]]:
+def timeseries(run: RunRecord, reqs, mets, chunk_counts, intervals, window) -> list[dict[str, Any]]:
     starts = [a for a, _ in intervals] + [r.t_scheduled for r in reqs]
     ends = [b for _, b in intervals]
     if not starts:
@@ -553,7 +554,7 @@ def _timeseries(run: RunRecord, reqs, mets, chunk_counts, intervals, window) -> 
         for e, c in zip(r.token_events, counts, strict=True):
             out_tokens[at(e.t)] += c
         if r.error is not None:
-            end = _end(r)
+            end = end_of(r)
             t_err = end if end is not None else (r.t_dispatched if r.t_dispatched is not None else r.t_scheduled)
             errors[at(t_err)] += 1
         if r.t_dispatched is not None:
@@ -576,111 +577,6 @@ def _timeseries(run: RunRecord, reqs, mets, chunk_counts, intervals, window) -> 
     return [{"t": first + i, "output_tps": float(out_tokens[i]), "in_flight": float(busy[i]),
              "started": int(started[i]), "ttft_ms_p50": float(np.median(ttfts[i])) if ttfts[i] else None,
              "errors": int(errors[i]), "server": server.get(i, {})} for i in range(n)]
-
-
-def summarize(run: RunRecord, *, slo: dict | None = None, cold: bool = True, thresholds: dict | None = None,
-              seed: int = 0, resamples: int = 1000, measured: dict | None = None) -> dict[str, Any]:
-    """The run's summary dict (schema ``llamatest.load.summary/1``), validity flags included.
-
-    ``slo`` holds per-request limits for goodput (``{"ttft_ms": 500, "tpot_ms": 50, "e2e_ms": …}``);
-    ``cold`` says the profile must not reuse cached prompt tokens; ``thresholds`` overrides validity limits;
-    ``measured`` is `measure(run)` when the caller has it already.
-    """
-    from llamatest.load.validity import validity_flags
-
-    limits = check_request_slo(slo)
-    reqs = run.measured
-    measured = measured if measured is not None else {r.index: _measure(r) for r in reqs}
-    mets = [measured[r.index][0] for r in reqs]
-    window = window_of(run)
-    w0, w1 = window
-    ok = [(r, m) for r, m in zip(reqs, mets, strict=True) if r.ok]
-    dropped = sum(1 for r in reqs if r.dropped)
-    errored = sum(1 for r in reqs if not r.ok and not r.dropped)
-    errors_by_class = Counter(r.error if r.error is not None else "unfinished" for r in reqs if not r.ok)
-    counts = {
-        "attempted": len(reqs),
-        "sent": sum(1 for r in reqs if r.t_dispatched is not None),
-        "succeeded": len(ok),
-        "errored": errored,
-        "dropped": dropped,
-        "warmup": sum(1 for r in run.requests if r.phase == "warmup"),
-        "in_flight_at_window_end": run.in_flight_at_window_end,
-        "drain_timed_out": run.drain_timed_out,
-        "errors_by_class": dict(sorted(errors_by_class.items())),
-        "outcomes": dict(sorted(Counter(r.outcome for r, _ in ok if r.outcome).items())),
-        "n_out_sources": dict(sorted(Counter(m["n_out_source"] for _, m in ok if m["n_out_source"]).items())),
-        "token_gaps": sum(len(m["itl_chunk"]) for _, m in ok),
-        "coalesced_gaps": sum(m["coalesced_gaps"] for _, m in ok),
-        "itl_token_estimated": sum(1 for _, m in ok if m["itl_token_estimated"]),
-    }
-    counts["coalesced_fraction"] = (counts["coalesced_gaps"] / counts["token_gaps"]) if counts["token_gaps"] else 0.0
-
-    samples: dict[str, list[float]] = {}
-    metrics: dict[str, dict] = {}
-    for name, key in SUMMARY_METRICS.items():
-        if key in LIST_METRICS:
-            vals = [v for _, m in ok for v in m[key]]
-        else:
-            vals = [m[key] for _, m in ok if m[key] is not None]
-        samples[name] = [float(v) for v in vals]
-        metrics[name] = distribution(samples[name], seed=seed, resamples=resamples)
-
-    in_window = [(r, m) for r, m in ok if w0 <= r.t_dispatched <= w1]
-    good_w = good_all = None
-    if limits is not None:
-        good_w = sum(1 for _, m in in_window if meets_slo(m, limits))
-        good_all = sum(1 for _, m in ok if meets_slo(m, limits))
-    win = _throughput(in_window, good_w, w1 - w0)
-    intervals = intervals_of(reqs)
-    sent_ok = [r for r, _ in ok]
-    if sent_ok:
-        wall_d = max(_end(r) for r in sent_ok) - min(r.t_dispatched for r in sent_ok)
-    else:
-        wall_d = 0.0
-    wall = _throughput(ok, good_all, wall_d)
-    mean_c, peak_c = concurrency(intervals)
-    series = _timeseries(run, reqs, mets, [measured[r.index][1] for r in reqs], intervals, window)
-    sent_in_window = sum(1 for r in reqs if r.t_dispatched is not None and w0 <= r.t_dispatched <= w1)
-    throughput = {
-        "window": win,
-        "wall": wall,
-        "peak_output_tps": max((p["output_tps"] for p in series), default=0.0),
-        "concurrency_mean": mean_c,
-        "peak_concurrency": peak_c,
-        "achieved_rate": sent_in_window / (w1 - w0) if w1 > w0 else None,
-        "target_rate": _target_rate(run, window),
-        "offered_rate": (sum(1 for r in reqs if w0 <= r.t_scheduled <= w1) / (w1 - w0)
-                         if w1 > w0 and (run.profile or {}).get("kind") in ("rate", "ramp") else None),
-        "error_rate": (errored + dropped) / len(reqs) if reqs else None,
-    }
-    lag = [(r.t_dispatched - r.t_scheduled) * 1000.0 for r in reqs if r.t_dispatched is not None]
-    cpu = [c for _, c in run.cpu]
-    client = {
-        "schedule_lag_ms": distribution(lag, seed=seed, resamples=resamples),
-        "loop_lag_ms": distribution([x * 1000.0 for _, x in run.loop_lag], seed=seed, resamples=resamples),
-        "cpu_pct_max": max(cpu) if cpu else None,
-        "cpu_pct_mean": float(np.mean(cpu)) if cpu else None,
-        "workers": len(run.workers) or 1,
-    }
-    summary: dict[str, Any] = {
-        "schema": SCHEMA,
-        "profile": dict(run.profile or {}),
-        "target": dict(run.target or {}),
-        "meta": dict(run.meta or {}),
-        "window": [w0, w1],
-        "counts": counts,
-        "metrics": metrics,
-        "samples": samples,
-        "throughput": throughput,
-        "slo": limits,
-        "timeseries": series,
-        "server": server_block(run, window),
-        "client": client,
-        "definitions": dict(DEFINITIONS),
-    }
-    summary["flags"] = validity_flags(run, summary, cold=cold, thresholds=thresholds, per_request=mets)
-    return summary
 
 
 # --------------------------------------------------------------------------------------------- compat views

@@ -28,6 +28,7 @@ from llamatest.load.engine import Target, run_load_sync
 from llamatest.load.history import History
 from llamatest.load.profiles import Profile
 from llamatest.load.record import RunRecord
+from llamatest.load.summary import summarize
 
 PROPS_TIMEOUT_S = 10.0
 
@@ -138,7 +139,7 @@ class Plan:
     def summarize(self, run: RunRecord, server: dict[str, Any], slo: dict[str, float] | None = None,
                   measured: dict | None = None) -> dict:
         """The summary of ``run`` with its identity block (``summary["run"]``) and configuration key."""
-        summary = metrics.summarize(run, slo=_per_request_slo(slo), cold=self.cold, measured=measured)
+        summary = summarize(run, slo=_per_request_slo(slo), cold=self.cold, measured=measured)
         summary["workload"] = workload_metrics.workload_block(run, measured or metrics.measure(run))
         # started_at is when the run started, to the millisecond: two short runs within one second must still
         # be ordered, or the second would not find the first as its previous comparable run.

@@ -1,6 +1,6 @@
 """What a load run leaves on disk: ``summary.json``, ``requests.jsonl`` and ``summary.csv``.
 
-``summary.json`` is the summary (see ``metrics.summarize``) plus ``"run"``: the identity of the run
+``summary.json`` is the summary (see ``summary.summarize``) plus ``"run"``: the identity of the run
 (configuration key, start time, server build, model hash, dataset hash, seeds, workers, machine).
 It is schema-versioned (``SCHEMA``); `load_summary` refuses a file it cannot read and says why.
 

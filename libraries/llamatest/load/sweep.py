@@ -1,6 +1,6 @@
 """Sweeps, capacity under SLO and SLO checks: orchestration over an injected ``run_point``.
 
-``run_point(profile) -> summary`` runs one profile and returns its summary (``metrics.summarize``); it is the only
+``run_point(profile) -> summary`` runs one profile and returns its summary (``summary.summarize``); it is the only
 thing that touches a server, so everything here is pure and testable with a synthetic ``run_point``.
 
 - ``sweep``: synchronous (one request at a time), then maximum throughput (a closed loop of ``users``), then ``k``
