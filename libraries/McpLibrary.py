@@ -22,8 +22,8 @@ class McpLibrary:
 
     An entry is a dictionary that names a server of the config (``name``) and its ``kind``: ``echo`` (a
     real server built with the mcp SDK: tools ``echo``, ``add``, ``repeat``, ``fail``, ``whereami``), a
-    faulty one (``hang``, ``crash``, ``garbage``, ``shapeless``, ``notify``: one tool ``echo`` that
-    misbehaves so), ``missing`` (a command that does not exist) or ``url`` (the HTTP fixture of
+    faulty one (``hang``, ``crash``, ``garbage``, ``shapeless``, ``notify``, ``oversized``: one tool
+    ``echo`` that misbehaves so), ``missing`` (a command that does not exist) or ``url`` (the HTTP fixture of
     `Start Http Mcp Server`, given by its URL). Optional keys: ``timeout_ms``, ``cwd``, ``env`` (a
     dictionary). Every fixture process of the suite carries a marker on its command line; `Stop Mcp
     Fixtures` ends any that remain.
@@ -32,6 +32,7 @@ class McpLibrary:
     def __init__(self) -> None:
         self.marker = f"llamatest-mcp-{uuid.uuid4().hex[:12]}"
         self._http: HttpMcpServer | None = None
+        self._tools: dict[str, list[dict]] = {}  # kind -> the SDK's listing: each kind is spawned once
 
     @keyword("Write Mcp Config")
     def write_mcp_config(self, *entries: dict, marker: str | None = None) -> str:
@@ -50,8 +51,10 @@ class McpLibrary:
         SDK client lists them, named ``<server>_<tool>``."""
         items = []
         for entry in entries:
-            command = _config.fixture_command(entry["kind"], "llamatest-mcp-reference")
-            items.extend(_reference.tools_entry(entry["name"], tool) for tool in _reference.sdk_tools(command))
+            kind = entry["kind"]
+            if kind not in self._tools:
+                self._tools[kind] = _reference.sdk_tools(_config.fixture_command(kind, "llamatest-mcp-reference"))
+            items.extend(_reference.tools_entry(entry["name"], tool) for tool in self._tools[kind])
         return sorted(items, key=lambda item: item["tool"])
 
     @keyword("Expected Mcp Answer")

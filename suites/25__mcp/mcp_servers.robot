@@ -15,7 +15,6 @@ Test Tags           mcp    needs:managed
 
 *** Variables ***
 ${SHORT_MS}         ${1500}
-${HUGE_MS}          ${15000}
 ${PROBE}            LLAMATEST_MCP_PROBE
 ${PLACE_DIR}        ${OUTPUT_DIR}${/}mcp${/}place
 &{ECHO}             name=echo    kind=echo
@@ -24,7 +23,7 @@ ${PLACE_DIR}        ${OUTPUT_DIR}${/}mcp${/}place
 &{GARBAGE}          name=garbage    kind=garbage    timeout_ms=${SHORT_MS}
 &{SHAPELESS}        name=shapeless    kind=shapeless    timeout_ms=${SHORT_MS}
 &{NOTIFY}           name=notify    kind=notify
-&{HUGE}             name=huge    kind=echo    timeout_ms=${HUGE_MS}
+&{HUGE}             name=huge    kind=oversized    timeout_ms=${SHORT_MS}
 &{PLACE}            name=place    kind=echo    cwd=${PLACE_DIR}    env=${{ {"LLAMATEST_MCP_PROBE": "probe value"} }}
 &{MISSING}          name=missing    kind=missing
 &{REMOTE}           name=remote    kind=url
@@ -69,9 +68,8 @@ A Notification Before The Reply Is Not Taken For It
 A Result Line Over Eight Megabytes Is Dropped And Times Out
     [Documentation]    The stdio reader drops any line over 8 MiB (server-mcp.cpp, `max_line`), so the reply never
     ...    arrives: the call ends at the server's `timeout_ms` with an error object, and the server goes on.
-    ...    (`timeout_ms` is long because it also bounds the respawned SDK server's start-up.)
     [Tags]    build-specific    builds:11434-
-    Tool Should Answer Error    huge_repeat    ${{ {"text": "abcd", "times": 2500000} }}    request timed out
+    Tool Should Answer Error    huge_echo    ${{ {"message": "hi"} }}    request timed out
     Server Should Still Serve Completions
 
 The Config Sets The Environment And The Working Directory Of A Server

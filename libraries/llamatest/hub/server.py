@@ -5,13 +5,12 @@ Routes (what llama.cpp's downloader asks for): ``GET /api/models/OWNER/NAME/refs
 ``ETag``, ``Accept-Ranges`` and ``Range``). Every request is recorded."""
 
 import asyncio
-import threading
 
 from aiohttp import web
 
+from ..http.loopback import LoopbackApp
 from .repos import Repo, sha256
 
-DEADLINE_S = 10.0
 SILENT_S = 600.0  # longer than any test: a silent route is cancelled when the fixture stops
 
 
@@ -21,24 +20,12 @@ class HubFixture:
     def __init__(self) -> None:
         self.repos: dict[str, Repo] = {}
         self.requests: list[dict] = []
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="hub-fixture", daemon=True)
-        self._thread.start()
-        self._runner: web.AppRunner | None = None
-        self.url = self._call(self._start())
-
-    def _call(self, coro):
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout=DEADLINE_S)
-
-    async def _start(self) -> str:
         app = web.Application(middlewares=[self._record])
         app.router.add_get("/api/models/{owner}/{name}/refs", self._refs)
         app.router.add_get("/api/models/{owner}/{name}/tree/{commit}", self._tree)
         app.router.add_get("/{owner}/{name}/resolve/{commit}/{path:.+}", self._resolve)
-        self._runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=1)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
-        return f"http://127.0.0.1:{self._runner.addresses[0][1]}/"
+        self._server = LoopbackApp(app, "hub-fixture")
+        self.url = self._server.url + "/"
 
     def add(self, repo: Repo) -> Repo:
         """Serves ``repo`` (replacing one of the same id)."""
@@ -47,11 +34,7 @@ class HubFixture:
 
     def stop(self) -> None:
         """Stops serving (silent routes are cancelled) and ends the thread."""
-        if self._runner is not None:
-            self._call(self._runner.cleanup())
-            self._runner = None
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(DEADLINE_S)
+        self._server.stop()
 
     @web.middleware
     async def _record(self, request: web.Request, handler):

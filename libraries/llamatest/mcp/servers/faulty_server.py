@@ -7,7 +7,8 @@
 - ``crash``: exits with status 1 at once;
 - ``garbage``: writes lines that are not JSON, and no reply;
 - ``shapeless``: replies with the right id but neither ``result`` nor ``error``;
-- ``notify``: sends a notification, then the correct reply.
+- ``notify``: sends a notification, then the correct reply;
+- ``oversized``: replies with one line of `OVERSIZED_BYTES` (over llama-server's 8 MiB line limit).
 """
 
 import json
@@ -18,6 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _lifeline import guard  # noqa: E402
 
+OVERSIZED_BYTES = 9 * 1024 * 1024
 TOOL = {"name": "echo", "description": "Returns the message unchanged.",
         "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}}
 
@@ -38,6 +40,9 @@ def call(mode: str, request: dict) -> None:
     if mode == "garbage":
         send("this is not JSON-RPC {")
         send("\x00\x01 nor this")
+        return
+    if mode == "oversized":
+        reply(req_id, {"content": [{"type": "text", "text": "x" * OVERSIZED_BYTES}], "isError": False})
         return
     if mode == "shapeless":
         send({"jsonrpc": "2.0", "id": req_id})
@@ -64,6 +69,9 @@ def serve(mode: str) -> None:
             reply(request["id"], {"tools": [TOOL]})
         elif method == "tools/call":
             call(mode, request)
+        elif "id" in request:
+            # JSON-RPC 2.0: every request gets a response (the SDK client probes with `server/discover`)
+            send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": "Method not found"}})
 
 
 if __name__ == "__main__":
