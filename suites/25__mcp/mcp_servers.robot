@@ -27,6 +27,8 @@ ${PLACE_DIR}        ${OUTPUT_DIR}${/}mcp${/}place
 &{PLACE}            name=place    kind=echo    cwd=${PLACE_DIR}    env=${{ {"LLAMATEST_MCP_PROBE": "probe value"} }}
 &{MISSING}          name=missing    kind=missing
 &{REMOTE}           name=remote    kind=url
+&{INITIALIZE_PARAMS}    protocolVersion=2025-03-26    capabilities=&{EMPTY}
+...                     clientInfo=${{ {"name": "llamatest", "version": "1"} }}
 
 
 *** Test Cases ***
@@ -93,6 +95,19 @@ A Server Given By URL Is Never Contacted
     Should Not Contain Match    ${names}    remote_*
     ${count} =    Http Mcp Server Request Count
     Should Be Equal    ${count}    ${HTTP_SDK_REQUESTS}    llama-server sent requests to ${HTTP_URL}
+
+The Web UI's Proxy Reaches An MCP Server Over HTTP
+    [Documentation]    llama-server itself speaks MCP over stdio only; the Web UI reaches HTTP MCP servers through
+    ...    `--ui-mcp-proxy` ("lets the Web UI reach remote MCP servers from the browser", README), which
+    ...    forwards a request to `url` with the headers named `x-llama-server-proxy-header-*`. An `initialize`
+    ...    sent that way gets the HTTP fixture's own answer.
+    Start Preset Server    tiny-1-slot    --ui-mcp-proxy    alias=proxy
+    ${before} =    Http Mcp Server Request Count
+    ${reply} =    Mcp Request Through Proxy    ${HTTP_URL}    initialize    ${INITIALIZE_PARAMS}
+    Should Be Equal    ${reply}[result][serverInfo][name]    llamatest-echo
+    ${after} =    Http Mcp Server Request Count
+    Should Be Equal    ${after}    ${before + 1}
+    [Teardown]    Stop Llama Server    proxy
 
 MCP Servers Are Spawned On Demand And End With Llama-Server
     Start Server With Mcp Servers    ${ECHO}    alias=second    marker=llamatest-mcp-second
