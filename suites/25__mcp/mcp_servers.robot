@@ -17,6 +17,7 @@ Test Tags           mcp    needs:managed
 ${SHORT_MS}         ${1500}
 ${PROBE}            LLAMATEST_MCP_PROBE
 ${PLACE_DIR}        ${OUTPUT_DIR}${/}mcp${/}place
+${NO_CONFIG}        ${OUTPUT_DIR}${/}mcp${/}no-such-config.json
 &{ECHO}             name=echo    kind=echo
 &{HANG}             name=hang    kind=hang    timeout_ms=${SHORT_MS}
 &{CRASH}            name=crash    kind=crash    timeout_ms=${SHORT_MS}
@@ -96,6 +97,11 @@ A Server Given By URL Is Never Contacted
     ${count} =    Http Mcp Server Request Count
     Should Be Equal    ${count}    ${HTTP_SDK_REQUESTS}    llama-server sent requests to ${HTTP_URL}
 
+A Config That Is Not JSON Stops The Server At Start
+    [Template]    MCP Config Should Stop The Server
+    --mcp-servers-json    {"mcpServers": {    failed to parse MCP config JSON
+    --mcp-servers-config    ${NO_CONFIG}    failed to open MCP config file: ${NO_CONFIG}
+
 The Web UI's Proxy Reaches An MCP Server Over HTTP
     [Documentation]    llama-server itself speaks MCP over stdio only; the Web UI reaches HTTP MCP servers through
     ...    `--ui-mcp-proxy` ("lets the Web UI reach remote MCP servers from the browser", README), which
@@ -120,6 +126,15 @@ MCP Servers Are Spawned On Demand And End With Llama-Server
 
 
 *** Keywords ***
+MCP Config Should Stop The Server
+    [Documentation]    llama-server on `tiny` with `flag value` exits with code 1 and `message` before it listens.
+    [Arguments]    ${flag}    ${value}    ${message}
+    ${model} =    Model Path    tiny
+    ${result} =    Run Server Command    --model    ${model}    --port    0    ${flag}    ${value}
+    Should Be Equal As Integers    ${result.rc}    1    msg=exit code (stderr: ${result.stderr})
+    Should Contain    ${result.stdout}${result.stderr}    ${message}
+    Should Not Contain    ${result.stdout}${result.stderr}    listening on
+
 Start Suite Server With Every Fixture
     [Documentation]    Starts the HTTP fixture and checks that it answers the SDK client, then starts the suite's
     ...    server with one entry of each kind.
