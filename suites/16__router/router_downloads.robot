@@ -16,6 +16,8 @@ ${DRAFT_REPO}       llamatest/draft-GGUF
 ${CUT_REPO}         llamatest/cut-GGUF
 ${MISMATCH_REPO}    llamatest/mismatch-GGUF
 ${SILENT_REPO}      llamatest/silent-GGUF
+${PROGRESS_REPO}    llamatest/progress-GGUF
+${PROGRESS2_REPO}    llamatest/progress2-GGUF
 ${FILE}             model-Q8_0.gguf
 ${PROMPT}           hello world
 
@@ -71,6 +73,26 @@ The Router Downloads A Model And Serves It
     ${text} =    Routed Completion Text    ${DRAFT_REPO}:Q8_0    ${PROMPT}    ${4}
     Should Not Be Empty    ${text}
     Cached Model Should Be    ${ROUTER_CACHE}    ${DRAFT_REPO}    ${FILE}    tiny-draft
+
+The Router Reports The Progress And Then The End Of A Download
+    [Documentation]    README, "POST /models": the progress "can be tracked via SSE endpoint `/models/sse`", and "On
+    ...    downloading completed, you will receive either `download_finished` or `download_failed` event".
+    ${stream} =    Open Model Events
+    Download Model Through Router    ${PROGRESS_REPO}:Q8_0
+    ${events} =    Download Events Until    ${stream}    ${PROGRESS_REPO}:Q8_0    download_finished
+    Events Should Be Progress Then Finished    ${events}
+    [Teardown]    Close Model Events    ${stream}
+
+Download Progress Gives Each File's Done And Total Bytes
+    [Documentation]    README, "GET /models/sse": a `download_progress` event's `data` maps each file's URL to
+    ...    `{"done": …, "total": …}`. This build nests that map under `progress` (the model's `loaded_info`:
+    ...    `{"progress": {"URL": {…}}}`).
+    [Tags]    bug
+    ${stream} =    Open Model Events
+    Download Model Through Router    ${PROGRESS2_REPO}:Q8_0
+    ${events} =    Download Events Until    ${stream}    ${PROGRESS2_REPO}:Q8_0    download_finished
+    Progress Should End At The Size Of    ${events}    tiny-draft
+    [Teardown]    Close Model Events    ${stream}
 
 The Router Deletes A Downloaded Model From The List And The Disk
     Download Model Through Router    ${TINY_REPO}:Q8_0
@@ -131,6 +153,8 @@ Serve Every Repo
     Serve Repo    ${CUT_REPO}    cut    model-Q8_0.gguf=tiny
     Serve Repo    ${MISMATCH_REPO}    oid-mismatch    model-Q8_0.gguf=tiny
     Serve Repo    ${SILENT_REPO}    silent    model-Q8_0.gguf=tiny
+    Serve Repo    ${PROGRESS_REPO}    model-Q8_0.gguf=tiny-draft
+    Serve Repo    ${PROGRESS2_REPO}    model-Q8_0.gguf=tiny-draft
 
 Stop Servers And Hub
     [Documentation]    Stops the suite's servers, then the hub fixture.
