@@ -12,7 +12,6 @@ import base64
 import io
 import shutil
 import struct
-import threading
 import wave
 import zlib
 from pathlib import Path
@@ -20,6 +19,8 @@ from pathlib import Path
 import numpy as np
 from aiohttp import web
 from PIL import Image
+
+from .http.loopback import LoopbackApp
 
 __all__ = ["image_bytes", "image_base64", "image_data_uri", "wav_bytes", "wav_base64", "wav_data_uri",
            "start_media_fixture", "media_fixture_requests", "clear_media_fixture_requests", "stop_media_fixture",
@@ -81,7 +82,6 @@ def wav_data_uri(seconds: float = 1.0, frequency: float = 440.0, seed: int = 0) 
 
 # ----- a local media server on 127.0.0.1: what llama-server fetches when a request names an http:// URL -----
 BIG_BYTES = 11 * 1024 * 1024  # over the 10 MB limit of server-common.cpp handle_media
-_DEADLINE_S = 10.0
 
 
 TRICKLE_S = 12.0  # longer than handle_media's 10 s timeout
@@ -96,26 +96,14 @@ class MediaFixture:
 
     def __init__(self):
         self.requests: list[dict] = []
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="media-fixture", daemon=True)
-        self._thread.start()
-        self._runner = None
-        self.url = self._call(self._start())
-
-    def _call(self, coro):
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout=_DEADLINE_S)
-
-    async def _start(self) -> str:
         app = web.Application(middlewares=[self._record])
         app.router.add_get("/image.png", self._image)
         app.router.add_get("/redirect", self._redirect_to("/image.png"))
         app.router.add_get("/loop", self._redirect_to("/loop"))
         app.router.add_get("/big", self._big)
         app.router.add_get("/trickle", self._trickle)
-        self._runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=1)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
-        return f"http://127.0.0.1:{self._runner.addresses[0][1]}"
+        self._server = LoopbackApp(app, "media-fixture")
+        self.url = self._server.url
 
     @web.middleware
     async def _record(self, request: web.Request, handler):
@@ -147,10 +135,7 @@ class MediaFixture:
         return resp
 
     def stop(self) -> None:
-        if self._runner is not None:
-            self._call(self._runner.cleanup())
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=_DEADLINE_S)
+        self._server.stop()
 
 
 _fixture: MediaFixture | None = None

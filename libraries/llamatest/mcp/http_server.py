@@ -1,0 +1,68 @@
+"""Our echo MCP server over streamable HTTP on 127.0.0.1, in a thread, counting the requests it gets.
+
+It is the same SDK server the stdio fixture runs; llama-server's config can name it by ``url`` (the way
+Cursor declares a remote server), and the count shows whether llama-server ever contacted it."""
+
+import asyncio
+import importlib.util
+import socket
+import threading
+
+import uvicorn
+
+from .config import SERVERS
+
+STOP_S = 10.0
+
+
+def _echo_server():
+    spec = importlib.util.spec_from_file_location("llamatest_mcp_echo", SERVERS / "echo_server.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.server
+
+
+class HttpMcpServer:
+    """The echo MCP server at ``url`` (``http://127.0.0.1:PORT/mcp``); ``requests`` counts HTTP requests."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.url = ""
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    async def _counting(self, app, scope, receive, send):
+        if scope["type"] == "http":
+            self.requests += 1
+        await app(scope, receive, send)
+
+    def start(self) -> str:
+        """Starts serving on a free loopback port and returns the URL once it accepts connections."""
+        app = _echo_server().streamable_http_app()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        config = uvicorn.Config(lambda s, r, w: self._counting(app, s, r, w), log_level="warning",
+                                lifespan="on", interface="asgi3")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._server.serve(sockets=[sock])),
+                                        name="http-mcp", daemon=True)
+        self._thread.start()
+        self.url = f"http://127.0.0.1:{port}/mcp"
+        self._wait_started()
+        return self.url
+
+    def _wait_started(self) -> None:
+        self._thread.join(0.05)
+        for _ in range(200):
+            if self._server.started:
+                return
+            self._thread.join(0.05)
+        raise RuntimeError(f"the HTTP MCP server did not start within 10 s ({self.url})")
+
+    def stop(self) -> None:
+        """Stops serving and joins the thread (bounded)."""
+        if self._server is not None:
+            self._server.should_exit = True
+            self._thread.join(STOP_S)
+            self._server = None

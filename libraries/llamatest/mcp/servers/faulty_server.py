@@ -1,0 +1,79 @@
+"""An MCP server over stdio that misbehaves on purpose, written by hand (the SDK cannot misbehave).
+
+``python faulty_server.py MODE MARKER``: it answers ``initialize`` and ``tools/list`` correctly (one tool,
+``echo``), then answers every ``tools/call`` according to MODE:
+
+- ``hang``: never answers;
+- ``crash``: exits with status 1 at once;
+- ``garbage``: writes lines that are not JSON, and no reply;
+- ``shapeless``: replies with the right id but neither ``result`` nor ``error``;
+- ``notify``: sends a notification, then the correct reply;
+- ``oversized``: replies with one line of `OVERSIZED_BYTES` (over llama-server's 8 MiB line limit).
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _lifeline import guard  # noqa: E402
+
+OVERSIZED_BYTES = 9 * 1024 * 1024
+TOOL = {"name": "echo", "description": "Returns the message unchanged.",
+        "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}}
+
+
+def send(message: dict | str) -> None:
+    sys.stdout.write((message if isinstance(message, str) else json.dumps(message)) + "\n")
+    sys.stdout.flush()
+
+
+def reply(req_id, result: dict) -> None:
+    send({"jsonrpc": "2.0", "id": req_id, "result": result})
+
+
+def call(mode: str, request: dict) -> None:
+    req_id = request.get("id")
+    if mode == "crash":
+        os._exit(1)
+    if mode == "garbage":
+        send("this is not JSON-RPC {")
+        send("\x00\x01 nor this")
+        return
+    if mode == "oversized":
+        reply(req_id, {"content": [{"type": "text", "text": "x" * OVERSIZED_BYTES}], "isError": False})
+        return
+    if mode == "shapeless":
+        send({"jsonrpc": "2.0", "id": req_id})
+        return
+    if mode == "notify":
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}})
+        text = request.get("params", {}).get("arguments", {}).get("message", "")
+        reply(req_id, {"content": [{"type": "text", "text": text}], "isError": False})
+    # hang: no answer at all, ever
+
+
+def serve(mode: str) -> None:
+    for line in sys.stdin:
+        try:
+            request = json.loads(line)
+        except ValueError:
+            continue
+        method = request.get("method")
+        if method == "initialize":
+            reply(request["id"], {"protocolVersion": request["params"]["protocolVersion"],
+                                  "capabilities": {"tools": {}},
+                                  "serverInfo": {"name": f"faulty-{mode}", "version": "1"}})
+        elif method == "tools/list":
+            reply(request["id"], {"tools": [TOOL]})
+        elif method == "tools/call":
+            call(mode, request)
+        elif "id" in request:
+            # JSON-RPC 2.0: every request gets a response (the SDK client probes with `server/discover`)
+            send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": "Method not found"}})
+
+
+if __name__ == "__main__":
+    guard()
+    serve(sys.argv[1])

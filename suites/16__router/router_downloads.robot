@@ -1,0 +1,163 @@
+*** Settings ***
+Documentation       Downloads from a hub, offline: `-hf` at start-up, the router's `POST /models` and
+...                 `DELETE /models`, the cache, and a hub that cuts a download, lies about a checksum or never
+...                 answers. The hub is our fixture on 127.0.0.1 serving our generated models (HubLibrary); each
+...                 test has its own `LLAMA_CACHE`. The suite's server is a router on its own cache.
+Resource            ../../resources/downloads.resource
+Suite Setup         Start Hub And Router
+Suite Teardown      Stop Servers And Hub
+Test Timeout        2 minutes
+Test Tags           router    downloads    needs:managed
+
+
+*** Variables ***
+${TINY_REPO}        llamatest/tiny-GGUF
+${DRAFT_REPO}       llamatest/draft-GGUF
+${CUT_REPO}         llamatest/cut-GGUF
+${MISMATCH_REPO}    llamatest/mismatch-GGUF
+${SILENT_REPO}      llamatest/silent-GGUF
+${PROGRESS_REPO}    llamatest/progress-GGUF
+${PROGRESS2_REPO}    llamatest/progress2-GGUF
+${FILE}             model-Q8_0.gguf
+${PROMPT}           hello world
+
+
+*** Test Cases ***
+Start-Up With An Hf Repo Downloads The Model Into The Cache
+    ${cache} =    Fresh Cache    first
+    Start Server From Hub    ${TINY_REPO}:Q8_0    ${cache}    alias=hf
+    ${out} =    Complete    ${PROMPT}    n_predict=${4}    ignore_eos=${True}    server=hf
+    Json Field Should Be    ${out}    tokens_predicted    ${4}
+    Cached Model Should Be    ${cache}    ${TINY_REPO}    ${FILE}    tiny
+    [Teardown]    Stop Llama Server    hf
+
+A Second Start-Up Takes The Model From The Cache
+    ${cache} =    Fresh Cache    second
+    Start Server From Hub    ${TINY_REPO}:Q8_0    ${cache}    alias=hf
+    Stop Llama Server    hf
+    ${downloads} =    Hub Request Count    GET    /${TINY_REPO}/resolve/
+    Start Server From Hub    ${TINY_REPO}:Q8_0    ${cache}    alias=hf
+    ${again} =    Hub Request Count    GET    /${TINY_REPO}/resolve/
+    Should Be Equal    ${again}    ${downloads}    the second start-up downloaded the file again
+    [Teardown]    Stop Llama Server    hf
+
+A Download Cut Half-Way Fails The Start-Up And Leaves No Complete File
+    ${cache} =    Fresh Cache    cut
+    Start From Hub Should Fail    ${CUT_REPO}:Q8_0    ${cache}    failed to download model
+    Cache Should Hold No Complete Model    ${cache}    ${CUT_REPO}
+    ${partials} =    Partial Download Sizes    ${cache}    ${CUT_REPO}
+    Length Should Be    ${partials}    1
+
+A File Whose Checksum And Size Differ From The Listing Is Kept As It Came
+    [Documentation]    The tree gives each file's sha256 (`lfs.oid`) and size; the downloader names the blob after
+    ...    that sha256 but checks neither: a file of other content and size is kept and loaded.
+    [Tags]    build-specific    builds:11434-
+    ${cache} =    Fresh Cache    mismatch
+    Start Server From Hub    ${MISMATCH_REPO}:Q8_0    ${cache}    alias=hf
+    ${blobs} =    Cached Blobs    ${cache}    ${MISMATCH_REPO}
+    Length Should Be    ${blobs}    1
+    ${name} =    Evaluate    next(iter($blobs))
+    Should Not Be Equal    ${blobs}[${name}]    ${name}    the blob's content matches its name
+    [Teardown]    Stop Llama Server    hf
+
+A Hub That Never Answers Holds The Start-Up
+    [Documentation]    No timeout is set on the downloader's HTTP client (common/http.h), so a hub that accepts the
+    ...    connection and never answers holds the start-up for the library's default (300 s) per request.
+    [Tags]    build-specific    builds:11434-
+    ${cache} =    Fresh Cache    silent
+    Start From Hub Should Still Wait After    ${SILENT_REPO}:Q8_0    ${cache}
+    Cache Should Hold No Complete Model    ${cache}    ${SILENT_REPO}
+
+The Router Downloads A Model And Serves It
+    Download Model Through Router    ${DRAFT_REPO}:Q8_0
+    ${text} =    Routed Completion Text    ${DRAFT_REPO}:Q8_0    ${PROMPT}    ${4}
+    Should Not Be Empty    ${text}
+    Cached Model Should Be    ${ROUTER_CACHE}    ${DRAFT_REPO}    ${FILE}    tiny-draft
+
+The Router Reports The Progress And Then The End Of A Download
+    [Documentation]    README, "POST /models": the progress "can be tracked via SSE endpoint `/models/sse`", and "On
+    ...    downloading completed, you will receive either `download_finished` or `download_failed` event".
+    ${stream} =    Open Model Events
+    Download Model Through Router    ${PROGRESS_REPO}:Q8_0
+    ${events} =    Download Events Until    ${stream}    ${PROGRESS_REPO}:Q8_0    download_finished
+    Events Should Be Progress Then Finished    ${events}
+    [Teardown]    Close Model Events    ${stream}
+
+Download Progress Gives Each File's Done And Total Bytes
+    [Documentation]    README, "GET /models/sse": a `download_progress` event's `data` maps each file's URL to
+    ...    `{"done": …, "total": …}`. This build nests that map under `progress` (the model's `loaded_info`:
+    ...    `{"progress": {"URL": {…}}}`).
+    [Tags]    bug
+    ${stream} =    Open Model Events
+    Download Model Through Router    ${PROGRESS2_REPO}:Q8_0
+    ${events} =    Download Events Until    ${stream}    ${PROGRESS2_REPO}:Q8_0    download_finished
+    Progress Should End At The Size Of    ${events}    tiny-draft
+    [Teardown]    Close Model Events    ${stream}
+
+The Router Deletes A Downloaded Model From The List And The Disk
+    Download Model Through Router    ${TINY_REPO}:Q8_0
+    ${resp} =    DELETE On Session    suite    /models    params=model=${TINY_REPO}:Q8_0    expected_status=200
+    Should Be Equal    ${resp.json()}    ${{ {"success": True} }}
+    ${ids} =    Router Model Ids
+    Should Not Contain    ${ids}    ${TINY_REPO}:Q8_0
+    Cache Should Hold No Complete Model    ${ROUTER_CACHE}    ${TINY_REPO}
+
+The Router Refuses To Download A Repository The Hub Does Not Have
+    [Documentation]    README, "POST /models": "Response (error, cannot start the download)" is a 400
+    ...    `invalid_request_error` "model validation failed, unable to download", and the route validates "by
+    ...    fetching metadata" (server-models.cpp). For a repository the hub answers 404 for, this build logs
+    ...    "failed to resolve commit", answers 200 `{"success": true}` anyway, and spawns a download child
+    ...    that finds nothing and exits with status 0.
+    [Tags]    bug
+    ${resp} =    POST On Session    suite    /models    json=${{ {"model": "llamatest/absent-GGUF:Q8_0"} }}
+    ...    expected_status=any
+    Error Response Should Be    ${resp}    400    invalid_request_error
+    ...    message=model validation failed, unable to download
+
+A Router Download Cut Half-Way Leaves No Model
+    VAR    &{body}    model=${CUT_REPO}:Q8_0
+    POST On Session    suite    /models    json=${body}    expected_status=200
+    Wait Until Keyword Succeeds    30 s    200 ms    Hub Should Have Seen Downloads    ${CUT_REPO}    3
+    Wait Until Keyword Succeeds    10 s    200 ms    Model Should Not Be Listed    ${CUT_REPO}:Q8_0
+    Cache Should Hold No Complete Model    ${ROUTER_CACHE}    ${CUT_REPO}
+
+
+*** Keywords ***
+Hub Should Have Seen Downloads
+    [Documentation]    The hub fixture got at least `count` GET requests for files of `repo`.
+    [Arguments]    ${repo}    ${count}
+    ${seen} =    Hub Request Count    GET    /${repo}/resolve/
+    Should Be True    ${seen} >= ${count}    the hub got ${seen} downloads of ${repo}
+
+Model Should Not Be Listed
+    [Documentation]    GET /models does not list `name`.
+    [Arguments]    ${name}
+    ${ids} =    Router Model Ids
+    Should Not Contain    ${ids}    ${name}
+
+Start Hub And Router
+    [Documentation]    Starts the hub fixture with one repository per case, then the suite's router on its own
+    ...    cache, with the hub as its endpoint.
+    ${hub} =    Start Hub Fixture
+    VAR    ${HUB}    ${hub}    scope=SUITE    # robocop: off=no-suite-variable
+    Serve Every Repo
+    ${cache} =    Fresh Cache    router
+    VAR    ${ROUTER_CACHE}    ${cache}    scope=SUITE    # robocop: off=no-suite-variable
+    ${env} =    Hub Environment    ${cache}
+    Start Llama Server    ${NONE}    --ctx-size    512    --parallel    1    env=${env}
+
+Serve Every Repo
+    [Documentation]    Serves the repositories of the suite, one per case.
+    Serve Repo    ${TINY_REPO}    model-Q8_0.gguf=tiny
+    Serve Repo    ${DRAFT_REPO}    model-Q8_0.gguf=tiny-draft
+    Serve Repo    ${CUT_REPO}    cut    model-Q8_0.gguf=tiny
+    Serve Repo    ${MISMATCH_REPO}    oid-mismatch    model-Q8_0.gguf=tiny
+    Serve Repo    ${SILENT_REPO}    silent    model-Q8_0.gguf=tiny
+    Serve Repo    ${PROGRESS_REPO}    model-Q8_0.gguf=tiny-draft
+    Serve Repo    ${PROGRESS2_REPO}    model-Q8_0.gguf=tiny-draft
+
+Stop Servers And Hub
+    [Documentation]    Stops the suite's servers, then the hub fixture.
+    [Timeout]    1 minute
+    Stop Servers For Suite
+    Stop Hub Fixture

@@ -1,0 +1,155 @@
+*** Settings ***
+Documentation       MCP servers: llama-server reads a Cursor-format `mcpServers` config (`--mcp-servers-config`),
+...                 spawns each server over stdio once to list its tools, and spawns it again on demand when one
+...                 of them is called through `POST /tools` (server README, "MCP servers"; README-dev, "API for
+...                 tools"). The servers are ours: `echo` is a real MCP server built with the mcp SDK, the others
+...                 misbehave on purpose (hang, crash, garbage lines, a reply without result, a notification
+...                 first). What llama-server should answer comes from the SDK's own client on the same fixture.
+...                 Only stdio is supported (README): a server given by `url` is never contacted.
+Resource            ../../resources/mcp.resource
+Suite Setup         Start Suite Server With Every Fixture
+Suite Teardown      Stop Servers And Mcp Fixtures
+Test Timeout        2 minutes
+Test Tags           mcp    needs:managed
+
+
+*** Variables ***
+${SHORT_MS}         ${1500}
+${PROBE}            LLAMATEST_MCP_PROBE
+${PLACE_DIR}        ${OUTPUT_DIR}${/}mcp${/}place
+${NO_CONFIG}        ${OUTPUT_DIR}${/}mcp${/}no-such-config.json
+&{ECHO}             name=echo    kind=echo
+&{HANG}             name=hang    kind=hang    timeout_ms=${SHORT_MS}
+&{CRASH}            name=crash    kind=crash    timeout_ms=${SHORT_MS}
+&{GARBAGE}          name=garbage    kind=garbage    timeout_ms=${SHORT_MS}
+&{SHAPELESS}        name=shapeless    kind=shapeless    timeout_ms=${SHORT_MS}
+&{NOTIFY}           name=notify    kind=notify
+&{HUGE}             name=huge    kind=oversized    timeout_ms=${SHORT_MS}
+&{PLACE}            name=place    kind=echo    cwd=${PLACE_DIR}    env=${{ {"LLAMATEST_MCP_PROBE": "probe value"} }}
+&{MISSING}          name=missing    kind=missing
+&{REMOTE}           name=remote    kind=url
+&{INITIALIZE_PARAMS}    protocolVersion=2025-03-26    capabilities=&{EMPTY}
+...                     clientInfo=${{ {"name": "llamatest", "version": "1"} }}
+
+
+*** Test Cases ***
+Every Tool Of Every MCP Server Is Listed Under Its Server Prefix
+    Mcp Tools Should Be Listed    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
+    ...    ${HUGE}    ${PLACE}
+
+A Tool Call Passes Its Arguments And Its Result Through
+    Tool Answer Should Be The Sdk Answer    ${ECHO}    echo    message=héllo, wörld ✓ "quoted"
+    Tool Answer Should Be The Sdk Answer    ${ECHO}    add    a=${3}    b=${5}
+
+An Error Result Of A Tool Is An Error Object
+    Tool Answer Should Be The Sdk Answer    ${ECHO}    fail    reason=the fixture refuses
+
+A Result Of Two Megabytes Is Passed Through Whole
+    Tool Answer Should Be The Sdk Answer    ${ECHO}    repeat    text=ab    times=${1000000}
+
+A Hanging MCP Server Times Out With An Error Object And Frees Nothing Else
+    ${resp} =    Tool Should Answer Error    hang_echo    ${{ {"message": "hi"} }}    request timed out
+    Should Be True    $resp.elapsed.total_seconds() >= ${SHORT_MS} / 1000    answered before its timeout_ms
+    Server Should Still Serve Completions
+    Tool Answer Should Be The Sdk Answer    ${ECHO}    echo    message=still here
+
+A Crashing MCP Server Gives An Error Object Each Time
+    Tool Should Answer Error    crash_echo    ${{ {"message": "hi"} }}    transport closed
+    Tool Should Answer Error    crash_echo    ${{ {"message": "again"} }}    transport closed
+    Server Should Still Serve Completions
+
+Lines That Are Not JSON-RPC Are Skipped Until The Timeout
+    Tool Should Answer Error    garbage_echo    ${{ {"message": "hi"} }}    request timed out
+    Server Should Still Serve Completions
+
+A Reply With Neither Result Nor Error Is An Invalid Response
+    Tool Should Answer Error    shapeless_echo    ${{ {"message": "hi"} }}    invalid response from MCP server
+
+A Notification Before The Reply Is Not Taken For It
+    Tool Answer Should Be The Sdk Answer    ${NOTIFY}    echo    message=after the notification
+
+A Result Line Over Eight Megabytes Is Dropped And Times Out
+    [Documentation]    The stdio reader drops any line over 8 MiB (server-mcp.cpp, `max_line`), so the reply never
+    ...    arrives: the call ends at the server's `timeout_ms` with an error object, and the server goes on.
+    [Tags]    build-specific    builds:11434-
+    Tool Should Answer Error    huge_echo    ${{ {"message": "hi"} }}    request timed out
+    Server Should Still Serve Completions
+
+The Config Sets The Environment And The Working Directory Of A Server
+    ${answer} =    Tool Answer    place_whereami    ${{ {"variable": $PROBE} }}
+    ${seen} =    Evaluate    json.loads($answer["plain_text_response"])
+    VAR    &{expected}    cwd=${PLACE_DIR}    value=probe value
+    Should Be Equal    ${seen}    ${expected}
+
+A Server Whose Command Does Not Exist Has No Tools And Cannot Be Called
+    [Documentation]    An unknown tool is a 404 (README-dev); the HTTP layer replaces the body of every 404 with
+    ...    its generic `File Not Found`, so the message is not checked.
+    ${names} =    Listed Tool Names
+    Should Not Contain Match    ${names}    missing_*
+    ${resp} =    Call Tool    missing_echo    ${{ {"message": "hi"} }}    expected_status=any
+    Error Response Should Be    ${resp}    404    not_found_error
+
+A Server Given By URL Is Never Contacted
+    [Documentation]    The HTTP fixture answered the SDK client before llama-server started (suite setup); since
+    ...    then it has received no request.
+    ${names} =    Listed Tool Names
+    Should Not Contain Match    ${names}    remote_*
+    ${count} =    Http Mcp Server Request Count
+    Should Be Equal    ${count}    ${HTTP_SDK_REQUESTS}    llama-server sent requests to ${HTTP_URL}
+
+A Config That Is Not JSON Stops The Server At Start
+    [Template]    MCP Config Should Stop The Server
+    --mcp-servers-json    {"mcpServers": {    failed to parse MCP config JSON
+    --mcp-servers-config    ${NO_CONFIG}    failed to open MCP config file: ${NO_CONFIG}
+
+The Web UI's Proxy Reaches An MCP Server Over HTTP
+    [Documentation]    llama-server itself speaks MCP over stdio only; the Web UI reaches HTTP MCP servers through
+    ...    `--ui-mcp-proxy` ("lets the Web UI reach remote MCP servers from the browser", README), which
+    ...    forwards a request to `url` with the headers named `x-llama-server-proxy-header-*`. An `initialize`
+    ...    sent that way gets the HTTP fixture's own answer.
+    Start Preset Server    tiny-1-slot    --ui-mcp-proxy    alias=proxy
+    ${before} =    Http Mcp Server Request Count
+    ${reply} =    Mcp Request Through Proxy    ${HTTP_URL}    initialize    ${INITIALIZE_PARAMS}
+    Should Be Equal    ${reply}[result][serverInfo][name]    llamatest-echo
+    ${after} =    Http Mcp Server Request Count
+    Should Be Equal    ${after}    ${before + 1}
+    [Teardown]    Stop Llama Server    proxy
+
+MCP Servers Are Spawned On Demand And End With Llama-Server
+    Start Server With Mcp Servers    ${ECHO}    alias=second    marker=llamatest-mcp-second
+    Mcp Fixture Processes Should End    llamatest-mcp-second
+    Tool Answer    echo_echo    ${{ {"message": "spawned"} }}    server=second
+    ${count} =    Mcp Fixture Process Count    llamatest-mcp-second
+    Should Be Equal    ${count}    ${1}    fixture processes after one call
+    Stop Llama Server    second
+    Mcp Fixture Processes Should End    llamatest-mcp-second
+
+
+*** Keywords ***
+MCP Config Should Stop The Server
+    [Documentation]    llama-server on `tiny` with `flag value` exits with code 1 and `message` before it listens.
+    [Arguments]    ${flag}    ${value}    ${message}
+    ${model} =    Model Path    tiny
+    ${result} =    Run Server Command    --model    ${model}    --port    0    ${flag}    ${value}
+    Should Be Equal As Integers    ${result.rc}    1    msg=exit code (stderr: ${result.stderr})
+    Should Contain    ${result.stdout}${result.stderr}    ${message}
+    Should Not Contain    ${result.stdout}${result.stderr}    listening on
+
+Start Suite Server With Every Fixture
+    [Documentation]    Starts the HTTP fixture and checks that it answers the SDK client, then starts the suite's
+    ...    server with one entry of each kind.
+    ${url} =    Start Http Mcp Server
+    ${tools} =    Http Mcp Tools    ${url}
+    Should Contain    ${tools}    echo
+    ${sdk_requests} =    Http Mcp Server Request Count
+    VAR    ${HTTP_URL}    ${url}    scope=SUITE    # robocop: off=no-suite-variable
+    VAR    ${HTTP_SDK_REQUESTS}    ${sdk_requests}    scope=SUITE    # robocop: off=no-suite-variable
+    Create Directory    ${PLACE_DIR}
+    Start Server With Mcp Servers    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
+    ...    ${HUGE}    ${PLACE}    ${MISSING}    ${REMOTE}
+
+Stop Servers And Mcp Fixtures
+    [Documentation]    Stops the suite's servers, then every MCP fixture process the suite left.
+    [Timeout]    1 minute
+    Stop Servers For Suite
+    Stop Mcp Fixtures

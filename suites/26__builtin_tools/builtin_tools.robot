@@ -1,0 +1,165 @@
+*** Settings ***
+Documentation       The built-in tools, all enabled (`--tools all`): each tool's contract and its refusals, in a
+...                 folder of the output directory given by `x-tool-cwd`. Expectations come from the files the
+...                 tests write, `--help` and README-dev; what the tools can reach outside that folder is in
+...                 builtin_tools_reach.robot.
+Resource            ../../resources/builtin_tools.resource
+Suite Setup         Start Server With Playground    --tools    all
+Suite Teardown      Stop Server And Remove Playground
+Test Timeout        2 minutes
+Test Tags           builtin-tools    needs:managed
+
+
+*** Variables ***
+@{WRITE_TOOLS}      exec_shell_command    write_file    edit_file
+${LINES}            one\ntwo\nthree\nfour\nfive\n
+
+
+*** Test Cases ***
+Every Tool The Help Names Is Listed As A Server Tool
+    ${help} =    Help Tool Names
+    ${listed} =    Listed Tool Names    server
+    Lists Should Be Equal    ${listed}    ${help}    ignore_order=${True}
+    ${all} =    Listed Tool Names
+    Lists Should Be Equal    ${all}    ${listed}
+
+Only The Tools That Change Something Ask For The Write Permission
+    ${tools} =    Listed Tools    server
+    ${writers} =    Evaluate    [tool["tool"] for tool in $tools if tool["permissions"]["write"]]
+    Lists Should Be Equal    ${writers}    ${WRITE_TOOLS}    ignore_order=${True}
+
+Read File Returns The Lines Asked For
+    ${dir} =    Fresh Folder    read
+    Create File    ${dir}${/}lines.txt    ${LINES}
+    ${all} =    Tool Text In    ${dir}    read_file    ${{ {"path": "lines.txt"} }}
+    Should Be Equal    ${all}    ${LINES}
+    ${part} =    Tool Text In    ${dir}    read_file    ${{ {"path": "lines.txt", "start_line": 2, "end_line": 3} }}
+    Should Be Equal    ${part}    two\nthree\n
+    ${numbered} =    Tool Text In    ${dir}    read_file
+    ...    ${{ {"path": "lines.txt", "start_line": 4, "append_loc": True} }}
+    Should Be Equal    ${numbered}    4\u2192four\n5\u2192five\n
+
+Read File Refuses A File It Cannot Stat
+    ${dir} =    Fresh Folder    missing
+    Tool Should Refuse In    ${dir}    read_file    ${{ {"path": "nope.txt"} }}    cannot stat file: nope.txt
+
+Read File Refuses A File Over Sixteen KiB Without A Line Range
+    [Tags]    build-specific    builds:11434-
+    ${dir} =    Fresh Folder    big
+    ${content} =    Evaluate    "x" * 20000
+    Create File    ${dir}${/}big.txt    ${content}
+    Tool Should Refuse In    ${dir}    read_file    ${{ {"path": "big.txt"} }}
+    ...    file too large (20000 bytes, max 16384). Use start_line/end_line to read a portion.
+
+Write File Creates The File And Its Folders
+    ${dir} =    Fresh Folder    write
+    VAR    ${content}    héllo ✓\nsecond line\n
+    ${answer} =    Tool Answer In    ${dir}    write_file    ${{ {"path": "a/b/out.txt", "content": $content} }}
+    ${bytes} =    Evaluate    len($content.encode("utf-8"))
+    VAR    &{expected}    result=file written successfully    path=a/b/out.txt    bytes=${bytes}
+    Should Be Equal    ${answer}    ${expected}
+    ${written} =    Get File    ${dir}${/}a${/}b${/}out.txt
+    Should Be Equal    ${written}    ${content}
+
+Edit File Replaces Each Unique Text Once
+    ${dir} =    Fresh Folder    edit
+    Create File    ${dir}${/}f.txt    ${LINES}
+    VAR    @{edits}    ${{ {"old_text": "two", "new_text": "2"} }}
+    ...    ${{ {"old_text": "five\n", "new_text": "5\n6\n"} }}
+    ${answer} =    Tool Answer In    ${dir}    edit_file    ${{ {"path": "f.txt", "edits": $edits} }}
+    VAR    &{expected}    result=file edited successfully    path=f.txt    edits_applied=${2}
+    Should Be Equal    ${answer}    ${expected}
+    ${edited} =    Get File    ${dir}${/}f.txt
+    Should Be Equal    ${edited}    one\n2\nthree\nfour\n5\n6\n
+
+Edit File Refuses Text That Is Not Unique And Leaves The File Alone
+    ${dir} =    Fresh Folder    edit-dup
+    Create File    ${dir}${/}dup.txt    dup\ndup\n
+    Tool Should Refuse In    ${dir}    edit_file
+    ...    ${{ {"path": "dup.txt", "edits": [{"old_text": "dup", "new_text": "x"}]} }}
+    ...    found 2 occurrences of edits[0].old_text in dup.txt, it must be unique
+    ${after} =    Get File    ${dir}${/}dup.txt
+    Should Be Equal    ${after}    dup\ndup\n
+
+Edit File Refuses Text It Cannot Find
+    ${dir} =    Fresh Folder    edit-absent
+    Create File    ${dir}${/}f.txt    ${LINES}
+    Tool Should Refuse In    ${dir}    edit_file
+    ...    ${{ {"path": "f.txt", "edits": [{"old_text": "seven", "new_text": "7"}]} }}
+    ...    could not find edits[0].old_text in f.txt, it must match the file's current content exactly
+    ${after} =    Get File    ${dir}${/}f.txt
+    Should Be Equal    ${after}    ${LINES}
+
+Exec Shell Command Returns Its Output And Exit Code
+    ${dir} =    Fresh Folder    exec
+    ${text} =    Tool Text In    ${dir}    exec_shell_command    ${{ {"command": "printf 'a\\nb' ; pwd ; exit 3"} }}
+    Should Be Equal    ${text}    a\nb${dir}\n\n[exit code: 3]
+
+Exec Shell Command Is Stopped At Its Timeout
+    Command Should Be Stopped At Its Timeout    exec sleep 30
+
+A Command That Forks Is Stopped At Its Timeout Too
+    [Documentation]    The tool's definition (GET /tools) promises "timeout: Timeout in seconds (default 10, max 60)".
+    ...    On timeout the server kills only the shell (server-tools.cpp, `run_subprocess`: `proc.terminate()`),
+    ...    then reads the output until EOF: a child of the shell (`sleep 30; true`) keeps the pipe open, so
+    ...    the call lasts 30 s instead of 1, and the child runs on after the answer.
+    [Tags]    bug
+    Command Should Be Stopped At Its Timeout    sleep 30; true
+
+Exec Shell Command Streams Its Output Then A Done Event
+    ${events} =    Streamed Tool Events    exec_shell_command    ${{ {"command": "echo hello"} }}
+    ${chunks} =    Evaluate    "".join(event["chunk"] for event in $events[:-1])
+    Should Be Equal    ${chunks}    hello\n\n[exit code: 0]
+    VAR    &{done}    done=${True}
+    Should Be Equal    ${events}[-1]    ${done}
+
+A Tool That Cannot Stream Refuses Stream With 404
+    [Documentation]    README-dev: streaming "returns 404 if tool doesn't support it".
+    ${resp} =    POST On Session    suite    /tools    expected_status=any
+    ...    json=${{ {"tool": "read_file", "params": {"path": "x"}, "stream": True} }}
+    Error Response Should Be    ${resp}    404    not_found_error
+
+Grep Search Reports Each Matching Line And The Total
+    ${dir} =    Fresh Folder    grep
+    Create File    ${dir}${/}a.txt    alpha\nneedle one\nbeta\n
+    Create File    ${dir}${/}b.log    needle two\n
+    ${text} =    Tool Text In    ${dir}    grep_search
+    ...    ${{ {"path": ".", "pattern": "needle", "include": "*.txt", "return_line_numbers": True} }}
+    Should Be Equal    ${text}    a.txt:2:needle one\n\n---\nTotal matches: 1\n
+
+File Glob Search Lists The Entries Under The Folder
+    ${dir} =    Fresh Folder    glob
+    Create File    ${dir}${/}top.txt    top
+    Create File    ${dir}${/}sub${/}deep.txt    deep
+    ${answer} =    Tool Answer In    ${dir}    file_glob_search    ${{ {"path": ".", "type": "all"} }}
+    ${paths} =    Evaluate
+    ...    sorted(entry["path"] + ("/" if entry["type"] == "dir" else "") for entry in $answer["entries"])
+    Lists Should Be Equal    ${paths}    ${{ ["sub/", "sub/deep.txt", "top.txt"] }}
+    Should Be Equal    ${answer}[base]    ${dir}
+
+File Glob Search Refuses An Unknown Type
+    ${dir} =    Fresh Folder    glob-type
+    Tool Should Refuse In    ${dir}    file_glob_search    ${{ {"path": ".", "type": "bogus"} }}
+    ...    invalid type: bogus (expected "file", "dir" or "all")
+
+Get Info Reports The Working Folder Of The Header
+    ${dir} =    Fresh Folder    info
+    ${answer} =    Tool Answer In    ${dir}    get_info    ${{ {} }}
+    Should Be Equal    ${answer}[cwd]    ${dir}
+    Should Start With    ${answer}[os]    Linux
+
+An Unknown Tool Is Not Found
+    ${resp} =    Call Tool    no_such_tool    expected_status=any
+    Error Response Should Be    ${resp}    404    not_found_error
+
+
+*** Keywords ***
+Command Should Be Stopped At Its Timeout
+    [Documentation]    Runs `command` with a timeout of 1 s: the answer ends with `[exit due to timed out]` and comes
+    ...    between 1 and 15 s later.
+    [Arguments]    ${command}
+    ${dir} =    Fresh Folder    exec-timeout
+    VAR    &{headers}    x-tool-cwd=${dir}
+    ${resp} =    Call Tool    exec_shell_command    ${{ {"command": $command, "timeout": 1} }}    headers=${headers}
+    Should Be True    1 <= $resp.elapsed.total_seconds() < 15    the call took ${resp.elapsed}
+    Should End With    ${resp.json()}[plain_text_response]    [exit due to timed out]
