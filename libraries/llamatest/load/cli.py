@@ -18,10 +18,11 @@ import re
 import sys
 from pathlib import Path
 
+import psutil
 import requests
 
 from llamatest import settings
-from llamatest.load import datasets, results, sweep, validity
+from llamatest.load import datasets, results, soak, sweep, validity
 from llamatest.load import trials as _trials
 from llamatest.load.engine import Target
 from llamatest.load.pipeline import Checks, Dataset, Plan, execute, execute_sweep
@@ -56,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--repeats", type=int, default=1, help="trials of the profile (verdicts use their spread)")
     run.add_argument("--check-answers", type=int, default=0, metavar="K",
                      help="send K sampled requests again alone afterwards and compare the answers")
+    run.add_argument("--server-pid", metavar="PID|auto",
+                     help="sample this server process's RSS, fds and threads for leaks (auto: the local process "
+                     "listening on --url's port)")
     run.add_argument("--slo", action="append", default=[], metavar="NAME=VALUE",
                      help="a limit, e.g. ttft_p95_ms=500 or error_rate_max=0 (repeatable); missed: exit 1")
     sw = sub.add_parser("sweep", help="synchronous, maximum throughput, then rates between")
@@ -171,6 +175,20 @@ def _places(args: argparse.Namespace, name: str) -> tuple[Path, Path]:
     return Path(out), Path(args.history) if args.history else settings.load_history_dir()
 
 
+def pid_of(args: argparse.Namespace) -> int | None:
+    if args.server_pid is None:
+        return None
+    if args.server_pid == "auto":
+        pid = soak.server_pid(args.url)
+        if pid is None:
+            raise UsageError(f"no local process listens on {args.url}'s port: give --server-pid PID, or run on "
+                             "the server's machine")
+        return pid
+    if not args.server_pid.isdigit() or not psutil.pid_exists(int(args.server_pid)):
+        raise UsageError(f"--server-pid {args.server_pid}: no such process; give the server's pid or 'auto'")
+    return int(args.server_pid)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     profile = profile_of(args)
     slo = slo_of(args.slo)
@@ -183,7 +201,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     outdir, history = _places(args, plan.name)
     try:
         load_run = execute(plan, profile, outdir=outdir, history_root=history, slo=slo or None,
-                           checks=Checks(repeats=args.repeats, answers=args.check_answers, answer_seed=args.seed))
+                           checks=Checks(repeats=args.repeats, answers=args.check_answers, answer_seed=args.seed,
+                                         server_pid=pid_of(args)))
     finally:
         progress.close()
     print("\n".join(run_lines(load_run)))

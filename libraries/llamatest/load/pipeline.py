@@ -22,7 +22,7 @@ from typing import Any
 import requests
 
 from llamatest import machine
-from llamatest.load import answers, datasets, metrics, results, sweep, trials
+from llamatest.load import answers, datasets, metrics, results, soak, sweep, trials
 from llamatest.load.engine import Target, run_load_sync
 from llamatest.load.history import History
 from llamatest.load.profiles import Profile
@@ -186,26 +186,45 @@ def file_hash(path: str) -> str:
 @dataclass(frozen=True)
 class Checks:
     """What a run does beyond one pass: ``repeats`` trials (``restart`` called between them, ``restart_label``
-    said in the summary), and ``answers`` requests sent again alone afterwards (see ``answers``)."""
+    said in the summary), ``answers`` requests sent again alone afterwards (see ``answers``), and the server
+    process ``server_pid`` sampled for leaks (see ``soak``)."""
 
     repeats: int = 1
     restart: Any = None  # Callable[[], None] | None
     restart_label: str | None = None
     answers: int = 0
     answer_seed: int = 0
+    server_pid: int | None = None
+
+
+def _one_pass(plan: Plan, profile: Profile, server: dict, slo: dict | None,
+              checks: Checks) -> tuple[RunRecord, dict, dict]:
+    """`Plan.run_and_measure`, with the server's resources sampled when ``checks.server_pid`` is set
+    (``summary["resources"]``: `soak.leak_report`)."""
+    if checks.server_pid is None:
+        return plan.run_and_measure(profile, server, slo)
+    with soak.ResourceSampler(checks.server_pid) as sampler:
+        run, summary, measured = plan.run_and_measure(profile, server, slo)
+    summary["resources"] = soak.leak_report(sampler.samples, run)
+    return run, summary, measured
 
 
 def _run_checked(plan: Plan, profile: Profile, server: dict, outdir: Path, slo: dict | None,
                  checks: Checks) -> tuple[RunRecord, dict, dict, dict[str, Path]]:
-    """`Plan.run_and_write` once, or once per trial in ``outdir/trial-<i>``, then the answer checks, whose
-    block and flags go into the summary written at ``outdir``."""
+    """One pass, or one per trial (its files in ``outdir/trial-<i>``), then the answer checks, whose block and
+    flags go into the summary written at ``outdir``."""
     if checks.repeats == 1:
-        run, summary, measured = plan.run_and_measure(profile, server, slo)
+        run, summary, measured = _one_pass(plan, profile, server, slo, checks)
     else:
+        def trial(i: int) -> tuple[RunRecord, dict, dict]:
+            done = _one_pass(plan, profile, server, slo, checks)
+            results.write_run(outdir / f"trial-{i}", done[0], done[1], done[1]["run"],
+                              request_metrics=lambda r: done[2][r.index][0])
+            return done
+
         label = (checks.restart_label or "restarted") if checks.restart is not None else None
-        done = trials.run_trials(lambda i: plan.run_and_write(profile, server, outdir / f"trial-{i}", slo),
-                                 checks.repeats, checks.restart)
-        run, summary, measured, _ = done[-1]
+        done = trials.run_trials(trial, checks.repeats, checks.restart)
+        run, summary, measured = done[-1]
         summary = {**summary, "trials": trials.trials_block([d[1] for d in done], restart=label)}
     check = (answers.answer_check(plan.target, run, datasets.body_maker(**plan.spec), checks.answers,
                                   seed=checks.answer_seed) if checks.answers else None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from llamatest.load.soak import describe_leaks
 from llamatest.load.trials import describe as describe_trials
 
 SHOWN = ("ttft_ms", "tpot_ms", "itl_token_ms", "e2e_ms")
@@ -49,6 +50,8 @@ def run_lines(load_run: Any) -> list[str]:
         for c in check["changed"][:5]:
             lines += [f"  request {c['index']} under load: {c['under_load'][:200]!r}",
                       f"  request {c['index']} alone:      {c['alone'][:200]!r}"]
+    if s.get("resources"):
+        lines.append(f"server resources against requests served: {describe_leaks(s['resources'])}")
     for against, cmp in load_run.comparisons.items():
         lines.append(f"verdict against {against}: {cmp['verdict']}"
                      + (f" ({cmp['note']})" if cmp.get("note") else ""))
