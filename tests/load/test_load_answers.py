@@ -121,4 +121,10 @@ def test_counters_are_not_judged_when_a_request_failed():
     run = counted_run(3, 6)
     run.requests[0].error = "timeout_stall"
     result = answers.counter_agreement(run)
-    assert result["judged"] is False and "not every request succeeded" in result["reason"]
+    assert result["judged"] is False and "not every request sent succeeded" in result["reason"]
+
+
+def test_dropped_requests_do_not_stop_the_counter_check():
+    run = counted_run(3, 6)
+    run.requests.append(RequestRecord(index=2, t_scheduled=0.5, error="dropped"))
+    assert answers.counter_agreement(run)["judged"] is True

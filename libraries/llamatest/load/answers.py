@@ -98,15 +98,16 @@ def counter_agreement(run: RunRecord) -> dict[str, Any]:
     ``{"judged": bool, "reason": why not, "rows": [{"counter", "server", "client", "agree"}]}``. The
     counters' baseline is the first ``/metrics`` scrape, taken before any request was sent.
     """
-    if not run.requests or not all(r.ok for r in run.requests):
-        return {"judged": False, "reason": "not every request succeeded (a cut request may have generated tokens "
-                "the client did not count)", "rows": []}
-    sent = [r.t_dispatched for r in run.requests if r.t_dispatched is not None]
-    block = server_block(run, (min(sent), 0.0)) if sent else {}
+    sent = [r for r in run.requests if r.t_dispatched is not None]  # a dropped request never reached the server
+    if not sent or not all(r.ok for r in sent):
+        return {"judged": False, "reason": "not every request sent succeeded (a cut request may have generated "
+                "tokens the client did not count)", "rows": []}
+    t_first = min(r.t_dispatched for r in sent)
+    block = server_block(run, (t_first, 0.0))
     first_t = min((s.get("t", 0.0) for s in run.telemetry if isinstance(s, dict)), default=None)
-    if first_t is None or first_t > min(sent):
+    if first_t is None or first_t > t_first:
         return {"judged": False, "reason": "no /metrics scrape before the first request", "rows": []}
-    per = [request_metrics(r) for r in run.requests]
+    per = [request_metrics(r) for r in sent]
     if any(m["n_out"] is None or m["n_in"] is None for m in per):
         return {"judged": False, "reason": "a request has no server token count (usage or timings)", "rows": []}
     client = {"tokens_predicted_delta": sum(m["n_out"] for m in per),
