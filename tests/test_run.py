@@ -89,10 +89,10 @@ def test_other_options_keep_bug_tests_out(passthrough):
 OTHER_SERVERS = ["llama-cpp-python", "deviation"]
 
 
-@pytest.mark.parametrize("passthrough, kept", [([], ["bug", "wrong_usage", "load", *OTHER_SERVERS]),
-                                               (["-i", "wrong_usage"], ["bug", "load", *OTHER_SERVERS]),
-                                               (["--include", "load"], ["bug", "wrong_usage", *OTHER_SERVERS]),
-                                               (["-ibug", "-iwrong_usage", "-iload", "-illama-cpp-python",
+@pytest.mark.parametrize("passthrough, kept", [([], ["bug", "wrong_usage", "load", "soak", *OTHER_SERVERS]),
+                                               (["-i", "wrong_usage"], ["bug", "load", "soak", *OTHER_SERVERS]),
+                                               (["--include", "load"], ["bug", "wrong_usage", "soak", *OTHER_SERVERS]),
+                                               (["-ibug", "-iwrong_usage", "-iload", "-isoak", "-illama-cpp-python",
                                                  "-ideviation"], [])])
 def test_each_default_exclude_is_dropped_only_when_its_tag_is_included(passthrough, kept):
     cmd = run.suites_run(passthrough, DESCRIPTION).cmd
