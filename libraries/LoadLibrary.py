@@ -436,8 +436,8 @@ class LoadLibrary:
                                                     idle_within: float = 10.0, max_tokens: int = 256,
                                                     server: str = "suite") -> dict:
         """Opens ``streams`` answers of ``max_tokens`` at once and hangs up half of them together mid-answer: the
-        other half must end normally, every slot must be idle within ``idle_within`` seconds of the hang-up, and
-        four requests sent afterwards must succeed. Returns the figures."""
+        other half must end normally, every slot must be idle within ``idle_within`` seconds once they ended (no
+        request is open then), and four requests sent afterwards must succeed. Returns the figures."""
         plan = _plan(dataset, max_tokens=max_tokens, server=server)
         out = soak.mass_disconnect(plan.target, datasets.body_maker(**plan.spec), streams=int(streams),
                                    idle_within_s=float(idle_within))
@@ -449,7 +449,7 @@ class LoadLibrary:
             problems.append(f"{out['finished_ok']} of the {out['streams'] - out['hung_up']} streams left open ended "
                             "normally")
         if out["idle_after_s"] is None:
-            problems.append(f"slots still processing {idle_within} s after the hang-up")
+            problems.append(f"slots still processing {idle_within} s after the last open answer ended")
         if out["followup_ok"] != out["followup"]:
             problems.append(f"{out['followup_ok']} of {out['followup']} later requests succeeded: "
                             f"{out['followup_errors']}")
