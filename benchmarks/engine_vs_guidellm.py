@@ -81,7 +81,7 @@ def guidellm(url: str, rate: float, duration: float, workdir: Path) -> dict:
     data = workdir / "prompts.jsonl"
     data.write_text("".join(json.dumps({"prompt": f"hi {i}"}) + "\n" for i in range(2000)))
     out = workdir / f"guidellm-{rate:g}.json"
-    cmd = [str(guidellm_bin()), "run", "--backend", f"kind=openai_http,target={url},model=null",
+    cmd = [str(guidellm_bin()), "run", "--backend", f"kind=openai_http,target={url},model=null-model",
            "--profile", f"kind=constant,rate={rate:g}", "--constraint", f"kind=max_duration,seconds={duration:g}",
            "--data", f"kind=json_file,path={data}", "--output", f"kind=json,path={out}",
            "--disable-console-interactive"]

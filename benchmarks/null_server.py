@@ -3,8 +3,9 @@
 ``POST /v1/chat/completions`` answers request number n with a role chunk and a first content chunk ``"r<n> "``
 (one write, stamped with ``time.time()`` and ``time.perf_counter()`` just before it), then ``N_CONTENT`` chunks
 ``GAP_S`` apart, then finish, usage and ``[DONE]``. ``GET /stamps`` returns and clears the stamps by n (with the
-request's ``x-request-id``); ``GET /v1/models`` names the model ``null``. A tool's TTFT error for request n is
-the time it saw the first token minus the stamp: it includes loopback delivery and both event loops.
+request's ``x-request-id``); ``GET /v1/models`` names the model ``null-model``; ``GET /health`` answers ok (both
+for guidellm). A tool's TTFT error for request n is the time it saw the first token minus the stamp: it includes
+loopback delivery and both event loops.
 """
 
 from __future__ import annotations
@@ -49,12 +50,16 @@ def make_app() -> web.Application:
         return web.json_response(out)
 
     async def models(request: web.Request) -> web.Response:
-        return web.json_response({"object": "list", "data": [{"id": "null", "object": "model", "owned_by": "x"}]})
+        return web.json_response({"object": "list", "data": [{"id": "null-model", "object": "model", "owned_by": "x"}]})
+
+    async def health(request: web.Request) -> web.Response:
+        return web.json_response({"status": "ok"})
 
     app = web.Application()
     app.router.add_post("/v1/chat/completions", complete)
     app.router.add_get("/stamps", get_stamps)
     app.router.add_get("/v1/models", models)
+    app.router.add_get("/health", health)
     return app
 
 
