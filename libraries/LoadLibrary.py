@@ -11,7 +11,7 @@ from robot.libraries.BuiltIn import BuiltIn
 from LlamaServerLibrary import output_dir, robot_variable, server_headers
 from LlamaServerLibrary import server_base_url as _base_url
 from llamatest import settings
-from llamatest.load import datasets, soak, sweep, validity
+from llamatest.load import datasets, soak, sweep, trials, validity
 from llamatest.load.compare import VERDICTS
 from llamatest.load.compare import compare as _compare
 from llamatest.load.engine import Target
@@ -344,6 +344,19 @@ class LoadLibrary:
             why = f" ({cmp['note']})" if cmp.get("note") else ""
             raise AssertionError(f"verdict against {against} is {cmp['verdict']}{why}, expected "
                                  f"{' or '.join(verdicts)}: {', '.join(worst)}")
+
+    @keyword("Load Verdict Should Be Judged From Trials")
+    def load_verdict_should_be_judged_from_trials(self, load_run: LoadRun, against: str = "previous") -> None:
+        """Every latency percentile and throughput of the comparison ``against`` was judged from the spread
+        between trials (see `Repeated trials`), not from the within-run bootstrap alone."""
+        cmp = load_run.comparisons.get(against)
+        if cmp is None:
+            raise AssertionError(f"load run '{load_run.name}' has no {against} run to compare with")
+        within = [f"{name}: {m['basis']}" for name, m in cmp["metrics"].items()
+                  if name in trials.FIGURES and not m["basis"].startswith("between-trial")]
+        if within or not cmp["metrics"]:
+            raise AssertionError(f"load run '{load_run.name}' against {against}: not judged from trials: "
+                                 f"{'; '.join(within) or 'no figure compared'}")
 
     @keyword("Sweep Throughput Should Grow With The Load")
     def sweep_throughput_should_grow_with_the_load(self, sweep_run: SweepRun) -> None:

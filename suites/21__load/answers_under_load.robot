@@ -36,7 +36,7 @@ Rerun In Three Trials Is Judged From The Spread Between Trials
     Should Be Equal    ${second.summary}[trials][n]    ${3}
     Should Be Equal    ${second.summary}[trials][server_restarted]    ${False}
     Load Verdict Should Be    ${second}    unchanged    inconclusive    against=previous
-    Verdicts Should Use The Spread Between Trials    ${second}
+    Load Verdict Should Be Judged From Trials    ${second}    against=previous
 
 Server Recovers When Half The Streams Hang Up At Once
     ${prompts} =    Fixed Length Prompts    count=${8}    tokens=${PROMPT_TOKENS}
@@ -53,9 +53,3 @@ Run Repeated Profile
     ...    max_tokens=${MAX_TOKENS}    repeats=${3}    name=repeated-trials
     Every Load Request Should Succeed    ${run}
     RETURN    ${run}
-
-Verdicts Should Use The Spread Between Trials
-    [Documentation]    Every latency percentile of the comparison with the previous run was judged from 3 vs 3 trials.
-    [Arguments]    ${run}
-    ${basis} =    Evaluate    {m['basis'] for n, m in $run.comparisons['previous']['metrics'].items() if n.endswith(('.p50', '.p95'))}
-    Should Be Equal    ${basis}    ${{ {'between-trial interval of the difference of means, 3 vs 3 trials'} }}

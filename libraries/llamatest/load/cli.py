@@ -79,6 +79,9 @@ def _target_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--route", default=datasets.CHAT_ROUTE, help=f"one of {', '.join(datasets.ROUTES)}")
     p.add_argument("--dataset", default="sharegpt", help="sharegpt or fixed-<tokens> (default sharegpt)")
     p.add_argument("--count", type=int, default=200, help="prompts in the dataset (default 200)")
+    p.add_argument("--max-prompt-chars", type=int, default=datasets.SHAREGPT_MAX_CHARS,
+                   help=f"sharegpt: longest prompt in characters (default {datasets.SHAREGPT_MAX_CHARS}); lower it "
+                   "for a small context")
     p.add_argument("--max-tokens", type=int, default=32, help="output tokens per request (default 32)")
     p.add_argument("--warm", action="store_true", help="let the prompt cache work (no cache_prompt: false)")
     p.add_argument("--name", help="the run's name (its folder and history); default from the profile")
@@ -118,8 +121,9 @@ def dataset_of(args: argparse.Namespace, target: Target) -> Dataset:
     name, count, seed = args.dataset, args.count, args.seed
     try:
         if name == "sharegpt":
-            prompts = datasets.sharegpt_prompts(count, seed=seed)
-            return Dataset("sharegpt", tuple(prompts), {"seed": seed})
+            chars = args.max_prompt_chars
+            prompts = datasets.sharegpt_prompts(count, seed=seed, max_chars=chars)
+            return Dataset("sharegpt", tuple(prompts), {"seed": seed, "max_chars": chars})
         fixed = re.fullmatch(r"fixed-(\d+)(?:-tokens)?", name)
         if fixed:
             tokens = int(fixed.group(1))

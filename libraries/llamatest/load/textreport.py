@@ -29,10 +29,10 @@ def run_lines(load_run: Any) -> list[str]:
     counts = s.get("counts") or {}
     window = (s.get("throughput") or {}).get("window") or {}
     dataset = (ident.get("dataset") or {}).get("name")
+    by_class = f" {counts['errors_by_class']}" if counts.get("errors_by_class") else ""
     lines = [f"run {load_run.name}: {ident.get('profile_text', '')}; dataset {dataset}",
              f"requests: {counts.get('succeeded', 0)} ok of {counts.get('attempted', 0)}, "
-             f"{counts.get('errored', 0)} errors {counts.get('errors_by_class') or ''}, "
-             f"{counts.get('dropped', 0)} dropped".rstrip(),
+             f"{counts.get('errored', 0)} errors{by_class}, {counts.get('dropped', 0)} dropped",
              f"throughput: {fmt(window.get('request_throughput'), 2)} req/s, "
              f"{fmt(window.get('output_throughput'))} output tok/s"]
     metrics = s.get("metrics") or {}
