@@ -6,7 +6,7 @@
     python3 run.py --include health -v SLOTS:4 suites/01__health
 
 `python3 run.py --help` lists run.py's own options; everything else goes to robot, after the
-defaults in robot.args. Set-up (venv, packages, the llama-server wheel) is llamatest.bootstrap.
+defaults in robot.args and selection.args. Set-up (venv, packages, the llama-server wheel) is llamatest.bootstrap.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ if str(ROOT / "libraries") not in sys.path:
 from llamatest import bootstrap, settings  # noqa: E402  (stdlib only, importable before set-up)
 
 RESULTS = settings.RESULTS
-ROBOT_ARGS = ROOT / "robot.args"
+ROBOT_ARGS = ROOT / "robot.args"  # what every run needs; plain robot reads it too
+SELECTION_ARGS = ROOT / "selection.args"  # the default selection: run.py adds it, plain robot when asked
 SUITES = ROOT / "suites"
 HARNESS = ROOT / "tests" / "harness"
 ROOT_RELATIVE_OPTIONS = ("outputdir", "pythonpath")  # path options in robot.args, relative to ROOT
@@ -56,6 +57,13 @@ run.py options:
   --timeout SECONDS    bound the whole run (default {DEFAULT_TIMEOUT}); then SIGTERM so teardowns
                        run, SIGKILL {KILL_GRACE} s later
   --setup-only         set up and stop
+  --list [TAG]         list the suite files and their test counts (with TAG, a tag pattern as for
+                       --include: the matching tests and their tags) without starting anything
+  --processes N        run suite files in N parallel processes (pabot); tests tagged serial,
+                       multi-user, load, load-smoke or soak run alone afterwards; one merged
+                       output.xml, log and report
+  --rerun-failed       rerun only the tests that failed in the last output.xml, and merge both
+                       attempts (rebot --merge) into one output.xml, log and report
   --also-managed       with {settings.ENV_SERVER_URL}: suites that cannot run on that server start
                        their own servers (without it they are skipped, with the reason)
   --server-version VERSION
@@ -80,9 +88,9 @@ Environment variables:
   {settings.ENV_LOAD_HISTORY:<20} earlier load runs and baselines (default results/load-history)
   {bootstrap.ENV_VENV:<20} the virtual environment (default .venv in the repository)
 
-Every other option goes to robot, after the defaults in robot.args (--outputdir results,
---exclude bug, wrong_usage and load unless an --include names them, ...); the default data source
-is suites/.
+Every other option goes to robot, after robot.args (--outputdir results, the listeners, ...) and
+selection.args (--exclude bug, wrong_usage, load, ..., each dropped when an --include names it);
+the default data source is suites/.
 Relative paths among them are relative to the current directory, as with robot itself.
 For robot's options see: python -m robot --help  (after set-up: .venv/bin/python -m robot --help)
 """
@@ -103,6 +111,18 @@ def parse_args(argv: list[str]) -> tuple[dict, list[str]]:
             options["selftest"] = True
         elif arg == "--setup-only":
             options["setup_only"] = True
+        elif arg == "--list" or arg.startswith("--list="):
+            value = arg.partition("=")[2] if "=" in arg else None
+            if value is None and rest_of(argv, arg) and not rest_of(argv, arg)[0].startswith("-"):
+                value = next(args)
+            options["list"] = value or ""
+        elif arg == "--processes" or arg.startswith("--processes="):
+            value = arg.partition("=")[2] if "=" in arg else next(args, "")
+            if not value.isdigit() or int(value) < 1:
+                raise SystemExit(f"[run.py] --processes needs a whole number of processes, 1 or more, got {value!r}")
+            options["processes"] = int(value)
+        elif arg == "--rerun-failed":
+            options["rerun_failed"] = True
         elif arg == "--also-managed":
             options["also_managed"] = True
         elif arg in ("-h", "-?", "--help"):
@@ -120,6 +140,10 @@ def parse_args(argv: list[str]) -> tuple[dict, list[str]]:
         else:
             rest.append(arg)
     return options, rest
+
+
+def rest_of(argv: list[str], arg: str) -> list[str]:
+    return argv[argv.index(arg) + 1:]
 
 
 def _seconds(value: str) -> float:
@@ -164,11 +188,12 @@ def names_tag(patterns: list[str], tag: str) -> bool:
 
 
 def robot_defaults(includes: list[str] | tuple = ()) -> list[str]:
-    """robot.args as command-line arguments, its relative paths resolved against the repository.
+    """robot.args and selection.args as command-line arguments, relative paths resolved against the repository.
 
     A default ``--exclude TAG`` (bug, wrong_usage, load) is dropped when one of ``includes`` names that tag.
     """
-    options, _ = robot_parser(env_options=False).parse_args(["--argumentfile", str(ROBOT_ARGS)])
+    options, _ = robot_parser(env_options=False).parse_args(
+        ["--argumentfile", str(ROBOT_ARGS), "--argumentfile", str(SELECTION_ARGS)])
     options["exclude"] = [tag for tag in options.get("exclude", []) if not names_tag(list(includes), tag)]
     for name in ROOT_RELATIVE_OPTIONS:
         value = options.get(name)
@@ -211,6 +236,7 @@ class RobotRun:
     timestamped: bool = False  # --timestampoutputs: output is the name before robot adds the time
     returncode: int | None = None  # None: it never ran
     started: float = 0.0  # time.time() when it started
+    first_attempt: Path | None = None  # --rerun-failed: the earlier output.xml, merged with this run's after it
 
     def output_written(self) -> Path | None:
         """The output.xml this run wrote, if any."""
@@ -245,6 +271,93 @@ def harness_run() -> RobotRun:
            str(HARNESS)]
     output, _ = output_file(cmd[3:])
     return RobotRun("harness", cmd, output, cwd=ROOT)
+
+
+# ----- --processes N -----
+# Tests that measure time or need the whole machine run alone, after the parallel part.
+SERIAL_TAGS = ("serial", "multi-user", "load", "load-smoke", "soak")
+SERIAL = "OR".join(SERIAL_TAGS)
+
+
+def parallel_runs(run: RobotRun, processes: int) -> list[RobotRun]:
+    """The suites run split in two: pabot over suite files (serial tags left out), then robot for the rest."""
+    if run.output is None or run.timestamped:
+        raise RunError("--processes merges output.xml files: leave out --output NONE and --timestampoutputs")
+    if run.first_attempt is not None:
+        raise RunError("--processes and --rerun-failed do not go together: rerun with one process")
+    py, rest = run.cmd[:3], run.cmd[3:]
+    parts = {"parallel": run.output.with_name("output-parallel.xml"),
+             "serial": run.output.with_name("output-serial.xml")}
+    quiet = ["--log", "NONE", "--report", "NONE", "--xunit", "NONE", "--runemptysuite"]
+    pabot = [sys.executable, "-m", "pabot.pabot", "--no-pabotlib", "--processes", str(processes),
+             "--command", *py, "--end-command",
+             "--exclude", SERIAL, "--output", str(parts["parallel"]), *quiet, *rest]
+    serial = [*py, "--exclude", f"NOT{SERIAL}", "--output", str(parts["serial"]), *quiet, *rest]
+    return [RobotRun("robot", pabot, parts["parallel"], run.cwd), RobotRun("serial", serial, parts["serial"], run.cwd)]
+
+
+def combine_parallel(parallel: RobotRun, serial: RobotRun) -> RobotRun:
+    """rebot --merge: one output.xml, log, report and xUnit file, one suite tree; the closing line counts it."""
+    from robot.api import ExecutionResult
+
+    codes = [parallel.returncode, serial.returncode]
+    merged = RobotRun("robot", [], parallel.output.with_name("output.xml"), parallel.cwd,
+                      returncode=None if None in codes else max(codes))
+    outputs = [run.output_written() for run in (parallel, serial) if run.output_written()]
+    if not outputs:
+        return merged  # the closing line says why nothing was written
+    for log in parallel.output.parent.glob("pabot_results/*/*.srvlog"):  # where the log's links point
+        shutil.copy2(log, merged.output.parent / log.name)
+    rebot = [sys.executable, "-m", "robot.rebot", "--outputdir", str(merged.output.parent)]
+    if len(outputs) == 2:  # the same root name, so --merge adds the serial suites to one tree
+        root = ExecutionResult(str(outputs[0])).suite.name
+        renamed = serial.output.with_name("output-serial-renamed.xml")
+        subprocess.run([*rebot, "--name", root, "--output", renamed.name, "--log", "NONE", "--report", "NONE",
+                        str(outputs[1])], stdout=subprocess.DEVNULL, timeout=300)
+        outputs[1] = renamed
+    subprocess.run([*rebot, "--merge", "--output", "output.xml", "--xunit", "xunit.xml", *map(str, outputs)],
+                   stdout=subprocess.DEVNULL, timeout=300)
+    say(f"merged the parallel and the serial part into {merged.output}")
+    return merged
+
+
+# ----- --rerun-failed -----
+def rerun_only_failed(run: RobotRun, selftest: bool) -> None:
+    """Turns the suites run into a rerun of what failed in its last output.xml, kept aside for `merge_rerun`."""
+    if selftest:
+        raise RunError("--rerun-failed reruns the suites' failed tests: leave out --selftest")
+    if run.output is None or run.timestamped or not run.output.is_file():
+        raise RunError(f"--rerun-failed: no {run.output or 'output.xml'} from an earlier run to rerun from; "
+                       f"run python3 run.py (with the same -d/--output) first")
+    first = run.output.with_name(f"{run.output.stem}-first-attempt.xml")
+    shutil.copyfile(run.output, first)
+    counts = tally(RobotRun("robot", [], first))
+    if counts is None or counts[1] == 0:
+        raise RunError(f"--rerun-failed: {run.output} has no failed test to rerun")
+    rerun = run.output.with_name(f"{run.output.stem}-rerun.xml")
+    run.cmd[3:3] = ["--rerunfailed", str(first), "--output", str(rerun), "--log", "NONE", "--report", "NONE",
+                    "--xunit", "NONE"]
+    run.output, run.first_attempt = rerun, first
+    say(f"rerunning the {counts[1]} failed tests of {first.name}; both attempts are merged into the log")
+
+
+def merge_rerun(run: RobotRun) -> None:
+    """rebot --merge: one output.xml, log and report with both attempts; the closing line counts the merge."""
+    merged = run.first_attempt.with_name(run.first_attempt.name.replace("-first-attempt", ""))
+    if run.output_written() is None:
+        return  # the rerun left nothing: the closing line says so
+    cmd = [sys.executable, "-m", "robot.rebot", "--merge", "--outputdir", str(merged.parent),
+           "--output", merged.name, "--xunit", "xunit.xml", str(run.first_attempt), str(run.output)]
+    if subprocess.run(cmd, stdout=subprocess.DEVNULL, timeout=300).returncode >= 252:
+        say(f"rebot --merge failed; the rerun alone is in {run.output}")
+        return
+    run.output = merged
+    say(f"merged both attempts into {merged} (log.html: tests that passed only on rerun say so)")
+    from robot.api import ExecutionResult
+
+    for test in ExecutionResult(str(merged)).suite.all_tests:
+        if test.passed and "re-executed" in test.message:
+            say(f"passed only on rerun (it failed the first time): {test.longname}")
 
 
 # ----- checks before robot starts -----
@@ -363,17 +476,24 @@ def run_step(cmd: list[str], deadline: Deadline, cwd: Path | None = ROOT) -> int
 
 def selftest_checks() -> list[tuple[str, list[str]]]:
     py = [sys.executable, "-m"]
-    docs = RESULTS / "docs"
     return [
         ("ruff", py + ["ruff", "check", "."]),
         ("robocop", py + ["robocop", "check", "suites", "resources", "tests/harness"]),
         ("pytest", py + ["pytest", "-q", "tests"]),
         ("robot --dryrun", py + ["robot", "--dryrun", "--output", "NONE", "--log", "NONE", "--report", "NONE",
                                  "--console", "dotted", "suites", "tests/harness"]),
-        *[(f"libdoc {lib.stem}", py + ["robot.libdoc", str(lib), str(docs / f"{lib.stem}.html")])
-          for lib in [*sorted((ROOT / "libraries").glob("*Library.py")),
-                      *sorted((ROOT / "resources").glob("*.resource"))]],
     ]
+
+
+def keyword_docs() -> bool:
+    """Libdoc HTML of every library and resource, and an index, into results/docs/ (every run: it is cheap)."""
+    from llamatest.report import keyword_docs as docs
+
+    results = docs.write_all(ROOT, RESULTS / "docs")
+    for result in results:
+        if not result.ok:
+            say(f"keyword docs: {result.source.name}: {result.summary}")
+    return all(result.ok for result in results)
 
 
 def selftest(deadline: Deadline) -> bool:
@@ -389,6 +509,8 @@ def selftest(deadline: Deadline) -> bool:
             failed.append("pytest (no tests collected)")
         else:
             failed.append(f"{name} ({exit_description(returncode)})")
+    if not keyword_docs():
+        failed.append("libdoc")
     if failed:
         say(f"self-test checks failed: {', '.join(failed)}")
     return not failed
@@ -405,6 +527,8 @@ def clear_previous(runs: list[RobotRun]) -> None:
     for run in runs:
         if run.output:
             run.output.unlink(missing_ok=True)  # a timestamped name is new anyway
+            if run.label == "serial":  # --processes: the output.xml both parts are merged into
+                run.output.with_name("output.xml").unlink(missing_ok=True)
             (run.output.parent / "target.json").unlink(missing_ok=True)  # CapabilityListener's summary
 
 
@@ -479,9 +603,25 @@ def main(argv: list[str]) -> int:
         python = str(bootstrap.venv_python())
         os.execv(python, [python, str(Path(__file__).resolve()), *argv])
     bootstrap.ensure_setup()
+    if "list" in options:
+        return list_tests(options["list"] or None, passthrough)
     if options.get("server_version"):  # set only when given
         use_server_version(options["server_version"])
     return execute(options, passthrough)
+
+
+def list_tests(tag: str | None, passthrough: list[str]) -> int:
+    """Prints the suite files, their test counts and (with a tag) the tests: nothing is started."""
+    from llamatest import listing
+
+    options, _ = parse_robot_args(["--argumentfile", str(SELECTION_ARGS)])
+    sources = [Path(s) for s in parse_robot_args(passthrough)[1]] or [SUITES]
+    for source in sources:
+        if not source.exists():
+            say(f"--list: {source} does not exist; give a suite folder or file, or none for suites/")
+            return 2
+        print(listing.render(listing.collect(source, options.get("exclude", []), tag), tag), flush=True)
+    return 0
 
 
 def use_server_version(value: str) -> None:
@@ -502,6 +642,10 @@ def execute(options: dict, passthrough: list[str]) -> int:
         passthrough = [*own_model_options(), *passthrough]  # a bad LLAMATEST_MODEL file ends the run here
         parse_robot_args(passthrough)  # a bad robot option is reported before anything else happens
         runs = [suites_run(passthrough, describe_server())]
+        if options.get("rerun_failed"):  # set only when given
+            rerun_only_failed(runs[0], options["selftest"])
+        if options.get("processes", 1) > 1:
+            runs = parallel_runs(runs[0], options["processes"])
         if options["selftest"]:
             runs.insert(0, harness_run())
         check_external_server()
@@ -528,6 +672,8 @@ def execute(options: dict, passthrough: list[str]) -> int:
     try:
         if options["selftest"]:
             checks_ok = selftest(deadline)
+        else:
+            keyword_docs()
         for robot in runs:
             robot.started = time.time()
             robot.returncode = run_step(robot.cmd, deadline, robot.cwd)
@@ -535,8 +681,13 @@ def execute(options: dict, passthrough: list[str]) -> int:
                 print(flush=True)  # end the console line robot was writing when it was killed
     finally:
         sweep("after the run")
+    if runs[-1].first_attempt is not None:
+        merge_rerun(runs[-1])
+    if runs[-1].label == "serial":
+        runs[-2:] = [combine_parallel(*runs[-2:])]
     report_bugs(runs, passthrough)
     report_target(runs)
+    say(f"keyword documentation: {RESULTS / 'docs' / 'index.html'}")
     failed = closing_line(runs)
     return 1 if (failed or not checks_ok) else 0
 

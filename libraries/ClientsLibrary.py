@@ -5,10 +5,10 @@ from __future__ import annotations
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from LlamaServerLibrary import robot_variable, server_base_url, server_headers
 from llamatest.clients import calls, views
 from llamatest.clients import log as _log
 from llamatest.clients.connect import DEFAULT_TIMEOUT, NO_KEY, Endpoint, key_of, served_model, versions
+from robot_glue import robot_variable, server_base_url, server_headers
 
 SDK_NAMES = {"openai": "OpenAI", "anthropic": "Anthropic"}
 # The call keywords, made for each SDK (see the bottom of this file): name, kind, async, what they return.

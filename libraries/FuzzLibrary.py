@@ -6,10 +6,10 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
-from LlamaServerLibrary import server_base_url, server_headers
 from llamatest.fuzz.report import findings, summary_html, summary_line
 from llamatest.fuzz.run import FuzzSummary, fuzz
 from llamatest.textutil import join_url
+from robot_glue import server_base_url, server_headers
 
 
 @library(scope="GLOBAL", version="0.1", doc_format="ROBOT")

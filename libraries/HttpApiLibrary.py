@@ -7,7 +7,6 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.api.types import Secret
 
-from LlamaServerLibrary import server_base_url
 from llamatest.http import checks, keepalive
 from llamatest.http.exchanges import label_of, naming, with_label
 from llamatest.http.explain import head, status_mismatch
@@ -16,6 +15,7 @@ from llamatest.http.response import Response, as_response, json_of
 from llamatest.http.session import open_session
 from llamatest.textutil import join_url
 from llamatest.unicode import token_text_mismatches
+from robot_glue import server_base_url
 
 
 @library(scope="GLOBAL", version="0.2", doc_format="ROBOT")

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import shlex
-import tempfile
-from pathlib import Path
 from typing import Literal
 
 from robot.api import SkipExecution, logger
 from robot.api.deco import keyword, library
 from robot.api.types import Secret
-from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
 
 from llamatest import capabilities as _capabilities
 from llamatest.http.session import open_session
@@ -21,6 +18,7 @@ from llamatest.server import presets as _presets
 from llamatest.server import sanitizer
 from llamatest.server import target as _target
 from llamatest.server.process import Server, ServerPool, tail
+from robot_glue import current_suite, output_dir
 
 SUITE = "suite"  # the default alias: the suite's own server
 GRACE_S = 10.0  # SIGTERM, then SIGKILL after this many seconds
@@ -135,7 +133,7 @@ class LlamaServerLibrary:
         """
         server = self._pool.start(model, flags, alias=alias, port=port, port_taken=port_taken, timeout=timeout,
                                   attempts=attempts, external_ok=external_ok, env=env, output_dir=output_dir(),
-                                  suite=_current_suite())
+                                  suite=current_suite())
         return self._started(server)
 
     @keyword("Start Preset Server")
@@ -159,12 +157,12 @@ class LlamaServerLibrary:
         flags = [*chosen.args(), *extra_flags]
         try:
             needs = [*_capabilities.needs_of_flags(flags), *(["managed"] if env else [])]  # env: LLAMA_ARG_*
-            external = _target.choose(alias == SUITE or external_ok, needs, _current_suite())
+            external = _target.choose(alias == SUITE or external_ok, needs, current_suite())
         except _target.Unavailable as missing:
             raise SkipExecution(f"{missing} (preset '{preset}' {shlex.join(map(str, flags))})") from None
         server = self._pool.start(lambda: resolve_model(chosen.model), flags, alias=alias, timeout=timeout,
                                   external_ok=external is not None, env=env, output_dir=output_dir(),
-                                  suite=_current_suite(), preset=chosen)
+                                  suite=current_suite(), preset=chosen)
         return self._started(server, f" from preset '{preset}'")
 
     # ----- stop -----
@@ -189,7 +187,7 @@ class LlamaServerLibrary:
         All of them share one ``grace``: the keyword takes at most ``grace`` plus a few seconds,
         however many servers there are, so a ``[Timeout]`` of ``grace`` + 10 s is safe.
         """
-        codes = self._stop_checked(self._pool.aliases(_current_suite()), grace)
+        codes = self._stop_checked(self._pool.aliases(current_suite()), grace)
         logger.info(f"stopped the suite's servers: {codes or 'none were running'}")
 
     def _stop_checked(self, aliases: list[str], grace: float) -> dict[str, int | None]:
@@ -291,7 +289,7 @@ class LlamaServerLibrary:
     # ----- capabilities (for CapabilityListener; not keywords) -----
     def capability_target(self, alias: str = SUITE) -> _capabilities.Target | None:
         """The server ``alias`` of the current suite as a capabilities target (discovered once); None if none."""
-        if alias not in self._pool.aliases(_current_suite()):
+        if alias not in self._pool.aliases(current_suite()):
             return None
         server = self._pool.get(alias)
         if server.external:
@@ -336,52 +334,3 @@ def _external_key() -> Secret:
 
 def _log(level: str, message: str) -> None:
     (logger.warn if level == "WARN" else logger.info)(message)
-
-
-def server_base_url(server: str) -> str:
-    """The base URL of the server alias ``server``, or ``server`` itself when it is a URL.
-
-    The one place where the other keyword libraries turn a ``server=`` argument into a URL.
-    """
-    if server.startswith(("http://", "https://")):
-        return server
-    try:
-        servers = BuiltIn().get_library_instance("LlamaServerLibrary")
-    except (RuntimeError, AttributeError) as exc:  # not imported; Robot not running
-        raise RuntimeError(f"cannot resolve server alias '{server}' without LlamaServerLibrary: {exc}") from None
-    return servers.server_url(server)
-
-
-def server_headers(server: str) -> dict:
-    """The headers every request to the server alias ``server`` needs: ``Authorization: Bearer`` with
-    ``$LLAMATEST_API_KEY`` for the external server, {} otherwise (a managed server's tests send their keys).
-
-    The one place where the other keyword libraries (streams, concurrent users, load) get them.
-    """
-    if server.startswith(("http://", "https://")):
-        return _target.auth_headers() if server.rstrip("/") == _target.external_url() else {}
-    try:
-        servers = BuiltIn().get_library_instance("LlamaServerLibrary")
-    except (RuntimeError, AttributeError):
-        return {}
-    return servers.headers_of(server)
-
-
-def robot_variable(name: str):
-    """A Robot variable's value, or None when Robot is not running (the libraries are also used from Python)."""
-    try:
-        return BuiltIn().get_variable_value(name)
-    except RobotNotRunningError:
-        return None
-
-
-def output_dir(fallback: Path | None = None) -> Path:
-    """Robot's output folder, or ``fallback`` (a temporary folder by default) when Robot is not running."""
-    directory = robot_variable("${OUTPUT DIR}")
-    if directory:
-        return Path(directory)
-    return fallback if fallback is not None else Path(tempfile.gettempdir()) / "llamatest-servers"
-
-
-def _current_suite() -> str | None:
-    return robot_variable("${SUITE NAME}")

@@ -8,8 +8,6 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
-from LlamaServerLibrary import output_dir, robot_variable, server_headers
-from LlamaServerLibrary import server_base_url as _base_url
 from llamatest import settings
 from llamatest.load import datasets, soak, sweep, trials, validity
 from llamatest.load.compare import VERDICTS
@@ -30,6 +28,8 @@ from llamatest.load.pipeline import (
 from llamatest.load.profiles import Profile
 from llamatest.machine import NotJudged
 from llamatest.report.load import comparison_table, load_run_html, sweep_html
+from robot_glue import output_dir, robot_variable, server_headers
+from robot_glue import server_base_url as _base_url
 
 
 @library(scope="GLOBAL", version="0.1", doc_format="ROBOT")
@@ -77,7 +77,8 @@ class LoadLibrary:
 
     `ShareGPT Prompts` (first human turn of ShareGPT conversations, length-filtered, seeded) and
     `Fixed Length Prompts` (exactly N prompt tokens, built with the server's own ``/tokenize`` and
-    ``/detokenize``, with a unique prefix per prompt so the prompt cache cannot flatter the numbers).
+    ``/detokenize``, with a unique prefix per prompt so the prompt cache cannot flatter the numbers), and
+    `Image Chats` (one question and one seeded generated image per request, for a server with a projector).
     Output length is forced: ``max_tokens`` with ``ignore_eos``.
 
     = Metrics =
@@ -158,6 +159,19 @@ class LoadLibrary:
         prompts = datasets.fixed_length_prompts(_base_url(server), count, tokens, seed=seed, route=route,
                                                 headers=server_headers(server))
         dataset = Dataset(f"fixed-{tokens}-tokens", tuple(prompts), {"seed": seed, "tokens": tokens, "route": route})
+        logger.info(dataset.describe())
+        return dataset
+
+    @keyword("Image Chats")
+    def image_chats(self, count: int = 40, seed: int = 0, kind: str = "png", width: int = 48,
+                    height: int = 40) -> Dataset:
+        """``count`` chats of one question and one generated image each (``kind`` png, jpeg or webp,
+        ``width`` × ``height``, image ``i`` of seed ``seed + i``): for the chat route of a server started with a
+        vision projector (``--mmproj``). Every request costs the same prompt tokens, and TTFT includes
+        decoding and encoding its image."""
+        prompts, images = datasets.image_chats(count, seed=seed, kind=kind, width=width, height=height)
+        dataset = Dataset("image-chats", tuple(prompts),
+                          {"seed": seed, "kind": kind, "width": width, "height": height}, images=tuple(images))
         logger.info(dataset.describe())
         return dataset
 

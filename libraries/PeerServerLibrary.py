@@ -5,12 +5,12 @@ from __future__ import annotations
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from LlamaServerLibrary import output_dir, robot_variable
 from llamatest import peers
 from llamatest.http.session import open_session
 from llamatest.models.catalog import resolve_model
 from llamatest.report import html as _htmllog
 from llamatest.server.process import Server
+from robot_glue import output_dir, robot_variable
 
 PEER = "peer"  # the default alias
 GRACE_S = 10.0

@@ -10,8 +10,6 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.utils import DotDict
 
-from LlamaServerLibrary import server_base_url as _base_url
-from LlamaServerLibrary import server_headers
 from llamatest.http.exchanges import naming
 from llamatest.report.streams import batch_html, stream_html
 from llamatest.streaming import checks
@@ -19,6 +17,8 @@ from llamatest.streaming.client import client_session, stream_one
 from llamatest.streaming.exchange import number
 from llamatest.streaming.result import StreamResult
 from llamatest.textutil import join_url
+from robot_glue import server_base_url as _base_url
+from robot_glue import server_headers
 
 
 @library(scope="GLOBAL", version="0.2", doc_format="ROBOT")

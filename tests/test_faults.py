@@ -161,7 +161,7 @@ def servers(monkeypatch, tmp_path, pid_registry):
     for name in ("LLAMA_SERVER_URL", "FAKE_MODE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(server_facade, "output_dir", lambda *_: tmp_path)
-    monkeypatch.setattr(server_facade, "_current_suite", lambda: "Faults")
+    monkeypatch.setattr(server_facade, "current_suite", lambda: "Faults")
     monkeypatch.setattr(server_facade, "open_session", lambda alias, url: None)
     lib = server_facade.LlamaServerLibrary()
     yield lib

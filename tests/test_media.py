@@ -69,3 +69,27 @@ def test_the_fixture_serves_and_records_on_loopback_only():
             ("GET", "/image.png", "seed=5")]
     finally:
         media.stop_media_fixture()
+
+
+@pytest.mark.parametrize("lie", sorted(media.LIES))
+def test_a_lying_wav_differs_from_the_clip_in_its_header_only(lie):
+    honest, lying = media.wav_bytes(1.0, seed=2), media.lying_wav_bytes(lie, 1.0, seed=2)
+    assert len(lying) == len(honest) and lying[44:] == honest[44:]
+    assert lying[:44] != honest[:44]
+    assert base64.b64decode(media.lying_wav_base64(lie, 1.0, seed=2)) == lying
+
+
+def test_the_lying_data_size_claims_two_gigabytes():
+    data = media.lying_wav_bytes("data-size", 0.5)
+    assert data[36:40] == b"data" and struct.unpack("<I", data[40:44])[0] == 0x7FFFFFF0
+
+
+def test_the_media_folder_holds_an_image_and_a_symlink_to_the_canary_outside(tmp_path):
+    made = media.make_media_folder(str(tmp_path))
+    folder, canary = tmp_path / "media", tmp_path / "canary.png"
+    assert made["folder"] == str(folder.resolve()) and made["canary"] == str(canary.resolve())
+    assert (folder / "inside.png").read_bytes() == media.image_bytes("png", media.INSIDE_SEED)
+    assert (folder / "link.png").resolve() == canary.resolve() and (folder / "sub").is_dir()
+    assert canary.read_bytes() == media.image_bytes("png", media.CANARY_SEED) != (folder / "inside.png").read_bytes()
+    assert made["canary_uri"] == media.image_data_uri("png", media.CANARY_SEED)
+    assert media.make_media_folder(str(tmp_path)) == made  # made afresh over an earlier one

@@ -112,8 +112,10 @@ def test_include_from_robot_options_variable_and_argument_file(tmp_path, monkeyp
 def test_defaults_come_from_robot_args_with_repository_paths(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     text = (run.ROOT / "robot.args").read_text().split()
-    for option in ["--pythonpath", "--exclude", "--outputdir", "--loglevel", "--xunit"]:
+    for option in ["--pythonpath", "--outputdir", "--loglevel", "--xunit"]:
         assert option in text
+    assert "--exclude" not in text  # plain robot -A robot.args -i bug must be able to run bug tests
+    assert "--exclude" in (run.ROOT / "selection.args").read_text().split()
     cmd = run.suites_run([], DESCRIPTION).cmd
     assert cmd[1:3] == ["-m", "robot"]
     assert cmd[cmd.index("--outputdir") + 1] == str(run.ROOT / "results")
@@ -179,8 +181,8 @@ def test_harness_run_has_its_own_output_directory():
 def copy_of_run_py(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     (root / "libraries" / "llamatest").mkdir(parents=True)
-    for name in ["run.py", "robot.args", "libraries/llamatest/__init__.py", "libraries/llamatest/settings.py",
-                 "libraries/llamatest/bootstrap.py"]:
+    for name in ["run.py", "robot.args", "selection.args", "libraries/llamatest/__init__.py",
+                 "libraries/llamatest/settings.py", "libraries/llamatest/bootstrap.py"]:
         shutil.copy(run.ROOT / name, root / name)
     return root
 
@@ -312,7 +314,6 @@ def test_pytest_without_tests_is_a_failed_check(monkeypatch, capsys):
 def test_selftest_checks_cover_the_project():
     names = [name for name, _ in run.selftest_checks()]
     assert names[:4] == ["ruff", "robocop", "pytest", "robot --dryrun"]
-    assert {f"libdoc {lib.stem}" for lib in (run.ROOT / "libraries").glob("*Library.py")} <= set(names)
     commands = dict(run.selftest_checks())
     assert commands["robocop"][-3:] == ["suites", "resources", "tests/harness"]
     assert commands["robot --dryrun"][-2:] == ["suites", "tests/harness"]
@@ -398,3 +399,68 @@ def test_relative_suite_and_output_directory_from_another_directory(tmp_path, mo
     assert (work / "out" / "output.xml").is_file()
     assert (work / "out" / "xunit.xml").is_file()
     assert capsys.readouterr().out.splitlines()[-1] == "robot: 1 passed, 0 failed, 1 skipped"
+
+
+@pytest.mark.parametrize(("argv", "listed", "rest"), [
+    (["--list", "completion"], "completion", []),
+    (["--list=chat"], "chat", []),
+    (["--list"], "", []),
+    (["--list", "-d", "/tmp/x"], "", ["-d", "/tmp/x"]),
+])
+def test_list_takes_an_optional_tag(argv, listed, rest):
+    options, passthrough = run.parse_args(argv)
+    assert options["list"] == listed
+    assert passthrough == rest
+
+
+def test_keyword_docs_cover_every_library_and_resource_with_an_index(tmp_path, monkeypatch):
+    monkeypatch.setattr(run, "RESULTS", tmp_path)
+    assert run.keyword_docs()
+    index = (tmp_path / "docs" / "index.html").read_text()
+    for source in [*(run.ROOT / "libraries").glob("*Library.py"), *(run.ROOT / "resources").glob("*.resource")]:
+        assert (tmp_path / "docs" / f"{source.stem}.html").is_file()
+        assert f"href='{source.stem}.html'" in index
+
+
+def test_rerun_failed_reruns_only_the_failures_and_merges_both_attempts(tmp_path):
+    suite = tmp_path / "flaky.robot"
+    marker = tmp_path / "marker"
+    suite.write_text("*** Settings ***\nLibrary    OperatingSystem\n\n*** Test Cases ***\nPasses\n    No Operation\n\n"
+                     f"Fails Until The Marker Exists\n    File Should Exist    {marker}\n")
+    out = tmp_path / "out"
+
+    def run_py(*args):
+        done = subprocess.run([sys.executable, str(run.ROOT / "run.py"), *args, "-d", str(out), str(suite)],
+                              capture_output=True, text=True, timeout=300)
+        return done.returncode, done.stdout.strip().splitlines()
+
+    assert run_py()[1][-1] == "robot: 1 passed, 1 failed, 0 skipped"
+    marker.touch()
+    code, lines = run_py("--rerun-failed")
+    assert (code, lines[-1]) == (0, "robot: 2 passed, 0 failed, 0 skipped")
+    assert any(line.endswith("passed only on rerun (it failed the first time): Flaky.Fails Until The Marker Exists")
+               for line in lines)
+    assert {"output-first-attempt.xml", "output-rerun.xml", "output.xml", "log.html"} <= {p.name for p in out.iterdir()}
+    code, lines = run_py("--rerun-failed")
+    assert code == 1 and "has no failed test to rerun" in lines[-2]
+
+
+def test_processes_split_the_run_into_a_parallel_and_a_serial_part():
+    runs = run.parallel_runs(run.suites_run(["--include", "chat"], DESCRIPTION), 2)
+    parallel, serial = runs
+    assert parallel.cmd[1:3] == ["-m", "pabot.pabot"]
+    assert parallel.cmd[parallel.cmd.index("--processes") + 1] == "2"
+    assert parallel.cmd[parallel.cmd.index("--command") + 1:parallel.cmd.index("--end-command")] == \
+        [sys.executable, "-m", "robot"]
+    assert parallel.cmd[parallel.cmd.index("--exclude") + 1] == "serialORmulti-userORloadORload-smokeORsoak"
+    assert serial.cmd[serial.cmd.index("--exclude") + 1] == "NOTserialORmulti-userORloadORload-smokeORsoak"
+    for part in runs:  # the user's selection and the data source stay, after the part's own options
+        assert part.cmd[-1] == str(run.SUITES) and "chat" in part.cmd
+    assert (parallel.output.name, serial.output.name, serial.label) == (
+        "output-parallel.xml", "output-serial.xml", "serial")
+
+
+@pytest.mark.parametrize("value", ["0", "two", ""])
+def test_processes_needs_a_positive_whole_number(value):
+    with pytest.raises(SystemExit, match="--processes needs a whole number"):
+        run.parse_args(["--processes", value])

@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
+import shutil
 import struct
 import threading
 import wave
 import zlib
+from pathlib import Path
 
 import numpy as np
 from aiohttp import web
@@ -21,7 +23,7 @@ from PIL import Image
 
 __all__ = ["image_bytes", "image_base64", "image_data_uri", "wav_bytes", "wav_base64", "wav_data_uri",
            "start_media_fixture", "media_fixture_requests", "clear_media_fixture_requests", "stop_media_fixture",
-           "huge_png_bytes", "hostile_image_data_uri"]
+           "huge_png_bytes", "hostile_image_data_uri", "lying_wav_bytes", "lying_wav_base64", "make_media_folder"]
 
 FORMATS = {"png": ("PNG", "image/png"), "jpeg": ("JPEG", "image/jpeg"), "webp": ("WEBP", "image/webp")}
 SAMPLE_RATE = 16000  # what mtmd's whisper preprocessor expects (it resamples anything else)
@@ -211,3 +213,51 @@ def hostile_image_data_uri(kind: str) -> str:
         "text": b"this is not an image\n",
     }
     return f"data:image/png;base64,{base64.b64encode(payloads[kind]).decode('ascii')}"
+
+
+# WAV header fields (RIFF "fmt " chunk of a canonical 44-byte header): byte offset and struct format.
+_WAV_FIELDS = {"channels": (22, "<H"), "sample_rate": (24, "<I"), "byte_rate": (28, "<I"),
+               "block_align": (32, "<H"), "bits": (34, "<H"), "data_size": (40, "<I")}
+LIES = {
+    "data-size": {"data_size": 0x7FFFFFF0},  # ~2 GB claimed, the clip's bytes present: a reader must clamp
+    "sample-rate-zero": {"sample_rate": 0, "byte_rate": 0},  # no duration can be computed
+    "channels-zero": {"channels": 0},  # no frame size
+    "channels": {"channels": 6},  # six channels in a header whose block_align and byte_rate say one
+    "sample-rate": {"sample_rate": 8000},  # half the rate its byte_rate says
+}
+
+
+def lying_wav_bytes(lie: str, seconds: float = 1.0, seed: int = 0) -> bytes:
+    """`wav_bytes` of `seconds` whose header lies: `lie` names the fields rewritten (see `LIES`). The samples
+    stay those of a mono 16-bit 16 kHz clip, so what a reader should make of them is known."""
+    data = bytearray(wav_bytes(seconds, seed=seed))
+    for name, value in LIES[lie].items():
+        offset, fmt = _WAV_FIELDS[name]
+        struct.pack_into(fmt, data, offset, value)
+    return bytes(data)
+
+
+def lying_wav_base64(lie: str, seconds: float = 1.0, seed: int = 0) -> str:
+    """`lying_wav_bytes` as plain base64 (for ``input_audio.data``)."""
+    return base64.b64encode(lying_wav_bytes(lie, seconds, seed)).decode("ascii")
+
+
+# ----- a --media-path folder, and a canary outside it -----
+INSIDE_SEED, CANARY_SEED = 6, 5  # distinct images: an answer shows which one the server read
+
+
+def make_media_folder(root: str) -> dict[str, str]:
+    """Makes (afresh) ``root/media``, the folder to pass as ``--media-path``, with ``inside.png`` (seed
+    `INSIDE_SEED`), an empty ``sub/`` folder and ``link.png``, a symlink to ``root/canary.png`` (seed
+    `CANARY_SEED`), which lies outside the folder. Returns the absolute paths ``folder`` and ``canary``, and
+    the data URIs of the two images, ``inside_uri`` and ``canary_uri``."""
+    base = Path(root).resolve()
+    folder = base / "media"
+    shutil.rmtree(folder, ignore_errors=True)
+    (folder / "sub").mkdir(parents=True)
+    canary = base / "canary.png"
+    canary.write_bytes(image_bytes("png", CANARY_SEED))
+    (folder / "inside.png").write_bytes(image_bytes("png", INSIDE_SEED))
+    (folder / "link.png").symlink_to(canary)
+    return {"folder": str(folder), "canary": str(canary), "inside_uri": image_data_uri("png", INSIDE_SEED),
+            "canary_uri": image_data_uri("png", CANARY_SEED)}

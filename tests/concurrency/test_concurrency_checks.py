@@ -1,7 +1,10 @@
 """The batch checks on hand-made batches: each passes on the right data and fails with one precise line."""
 
+import types
+
 import pytest
 
+from llamatest import machine
 from llamatest.concurrency import checks
 from llamatest.concurrency.batch import Batch
 from llamatest.concurrency.timeline import MetricsSample, Probe, RequestSpan, SlotSample, SlotState, Timeline
@@ -248,7 +251,7 @@ def test_a_batch_without_timeline_or_abandoned_request():
         checks.cancelled_requests_freed_their_slots(batch(timeline=Timeline(slots=[slots(0.0, None)])), 1)
 
 
-def test_no_deferral_seen_is_the_samplers_fault_when_it_began_too_late():
+def test_no_deferral_seen_is_the_samplers_fault_when_it_began_too_late(monkeypatch):
     def timeline(first_metrics_sent):
         # Request 1 ran first and ended at 0.138 s; request 0 waited for slot 0 until then.
         spans = [RequestSpan(0, 0.004, None, 0.397, slot=0), RequestSpan(1, 0.004, None, 0.138, slot=0)]
@@ -261,6 +264,16 @@ def test_no_deferral_seen_is_the_samplers_fault_when_it_began_too_late():
                                         r"between the last request sent \(0.004 s\) and the first one ended "
                                         r"\(0.138 s\)"):
         checks.requests_were_deferred(batch(native("a"), native("b"), timeline=timeline(0.15)))
-    with pytest.raises(AssertionError, match=r"^llamacpp:requests_deferred stayed 0 in 2 samples$") as failure:
+    quiet_or_busy = {}
+    monkeypatch.setattr(checks.machine, "monitor", lambda: types.SimpleNamespace(
+        share_since=lambda start: machine.Share(cores=quiet_or_busy["cores"], seconds=1.0, ours=0.5)))
+    quiet_or_busy["cores"] = 0.0
+    with pytest.raises(AssertionError, match=r"^llamacpp:requests_deferred stayed 0 in 2 samples \(1 of them "
+                                             r"between the last request sent and the first one ended\); tasks in "
+                                             r"the order their slots showed them: 3 at 0.150 s$") as failure:
         checks.requests_were_deferred(batch(native("a"), native("b"), timeline=timeline(0.01)))
     assert not isinstance(failure.value, NotJudged)
+    quiet_or_busy["cores"] = 1.5  # the later request reached the queue late on a busy machine: not judged
+    with pytest.raises(NotJudged, match=r"^not judged, the machine was busy: other processes used 1.50 .*"
+                                        r"requests_deferred stayed 0"):
+        checks.requests_were_deferred(batch(native("a"), native("b"), timeline=timeline(0.01)))

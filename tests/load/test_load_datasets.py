@@ -9,6 +9,7 @@ import pickle
 import pytest
 import requests
 
+from llamatest import media
 from llamatest.load import datasets
 from llamatest.load.datasets import body_maker, dataset_hash, fixed_length_prompts, nonce, sharegpt_prompts
 
@@ -229,7 +230,25 @@ def test_a_body_maker_survives_pickling():
     assert make.as_dict()["dataset_hash"] == dataset_hash(["a", "b"])
 
 
+def test_image_chats_pair_each_question_with_its_own_seeded_image():
+    prompts, images = datasets.image_chats(3, seed=4)
+    assert prompts == [datasets.IMAGE_QUESTION] * 3
+    assert images == [media.image_data_uri("png", seed) for seed in (4, 5, 6)]
+    body = body_maker(prompts, route="/v1/chat/completions", max_tokens=4, images=images)(4)
+    assert body["messages"] == [{"role": "user", "content": [
+        {"type": "text", "text": datasets.IMAGE_QUESTION}, {"type": "image_url", "image_url": {"url": images[1]}}]}]
+
+
+def test_image_bodies_have_one_hash_per_image():
+    prompts, images = datasets.image_chats(3)
+    make = body_maker(prompts, route="/v1/chat/completions", max_tokens=4, images=images)
+    assert len({make.prompt_hash(i) for i in range(6)}) == 3
+    assert make.as_dict()["images"] == 3
+
+
 @pytest.mark.parametrize("prompts, kwargs, message", [
+    (["a"], {"images": ["data:image/png;base64,AA=="]}, "images go with the chat route, one per prompt"),
+    (["a", "b"], {"route": "/v1/chat/completions", "images": ["x"]}, "1 images for 2 prompts"),
     ("abc", {}, "prompts must be a list of strings; got str"),
     ([], {}, "prompts must not be empty"),
     (["a", ""], {}, r"items \[1\] are not"),

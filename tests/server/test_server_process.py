@@ -216,7 +216,7 @@ def sessions():
 def library(fake, monkeypatch, suite, sessions, logged):
     warned = []
     monkeypatch.setattr(facade, "output_dir", lambda *_: fake)
-    monkeypatch.setattr(facade, "_current_suite", lambda: suite.name)
+    monkeypatch.setattr(facade, "current_suite", lambda: suite.name)
     monkeypatch.setattr(facade, "open_session", lambda alias, url: sessions.append((alias, url)))
     monkeypatch.setattr(facade.logger, "warn", lambda message, html=False: warned.append(message))
     lib = facade.LlamaServerLibrary()

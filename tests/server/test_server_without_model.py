@@ -44,7 +44,7 @@ def test_a_model_still_comes_first(router_pool, tmp_path):
 
 def test_start_keyword_accepts_none(monkeypatch, router_pool, tmp_path):  # router_pool: the fake binary
     monkeypatch.setattr(facade, "output_dir", lambda *_: tmp_path)
-    monkeypatch.setattr(facade, "_current_suite", lambda: "Router")
+    monkeypatch.setattr(facade, "current_suite", lambda: "Router")
     monkeypatch.setattr(facade, "open_session", lambda alias, url: None)
     library = facade.LlamaServerLibrary()
     try:

@@ -8,7 +8,7 @@ import time
 import pytest
 from robot.libraries.BuiltIn import BuiltIn
 
-import LlamaServerLibrary as server_library
+import robot_glue as server_library
 import StreamingLibrary as facade
 from llamatest.streaming import checks
 from llamatest.streaming.client import client_session, stream_one

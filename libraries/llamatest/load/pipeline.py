@@ -35,13 +35,14 @@ PROPS_TIMEOUT_S = 10.0
 class Dataset:
     """The prompts of a run and how they were made (the name and parameters go into the identity)."""
 
-    name: str  # "sharegpt" or "fixed-<N>-tokens"
+    name: str  # "sharegpt", "fixed-<N>-tokens" or "image-chats"
     prompts: tuple[str, ...]
     params: dict[str, Any] = field(default_factory=dict)
+    images: tuple[str, ...] = ()  # one image URL per prompt, or none
 
     @cached_property
     def hash(self) -> str:
-        return datasets.dataset_hash(list(self.prompts))
+        return datasets.dataset_hash([*self.prompts, *self.images])
 
     def describe(self) -> str:
         return f"{self.name}: {len(self.prompts)} prompts, hash {self.hash}"
@@ -102,7 +103,7 @@ class Plan:
     def spec(self) -> dict[str, Any]:
         """``datasets.body_maker``'s arguments (plain data: Ray workers get it as it is)."""
         return {"prompts": list(self.dataset.prompts), "route": self.target.route, "max_tokens": self.max_tokens,
-                "cold": self.cold, "extra": dict(self.request_fields)}
+                "cold": self.cold, "extra": dict(self.request_fields), "images": list(self.dataset.images)}
 
     def run(self, profile: Profile) -> RunRecord:
         """Runs ``profile`` in this process, or sharded over Ray workers."""

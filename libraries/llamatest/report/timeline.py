@@ -68,22 +68,33 @@ def timeline_svg(tl: Timeline, intervals: list[Interval] | None = None,
     show_requests = 0 < len(tl.requests) <= MAX_REQUEST_ROWS
     n_request_rows = len(tl.requests) if show_requests else 0
     top = 26
-    slots_h = len(slot_ids) * SLOT_ROW
-    requests_top = top + slots_h + (8 if n_request_rows else 0)
+    requests_top = top + len(slot_ids) * SLOT_ROW + (8 if n_request_rows else 0)
     metric_top = requests_top + n_request_rows * REQUEST_ROW + (8 if tl.metrics else 0)
     axis_top = metric_top + (METRIC_ROW if tl.metrics else 0) + 4
     height = axis_top + AXIS
     parts = [_text(4, 12, f"slot timeline: {tl.summary()}", size=11)]
+    parts += _slot_rows(tl, scale, slot_ids, intervals, _owners(request_intervals), top)
+    if show_requests:
+        parts += _request_rows(tl, scale, requests_top)
+    if tl.metrics:
+        parts.append(_metric_row(tl, scale, metric_top))
+    parts += _axis(tl, scale, top, axis_top)
+    body = "".join(parts)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+            f'viewBox="0 0 {WIDTH} {height}" style="background:#fff;border:1px solid #ccc">{body}</svg>')
 
-    owner = _owners(request_intervals)
+
+def _slot_rows(tl: Timeline, scale: _Scale, slot_ids: list[int], intervals: list[Interval],
+               owner: dict, top: int) -> list[str]:
+    """One row per slot: its busy intervals (coloured by request) and the no-idle-slot probes above."""
+    parts = []
     for row, slot_id in enumerate(slot_ids):
         y = top + row * SLOT_ROW
         parts.append(_text(LEFT - 6, y + 15, f"slot {slot_id}", anchor="end"))
         parts.append(f'<line x1="{LEFT}" y1="{y + SLOT_ROW - 2}" x2="{WIDTH - RIGHT}" y2="{y + SLOT_ROW - 2}" '
                      f'stroke="#ddd"/>')
     for interval in intervals:
-        row = slot_ids.index(interval.slot)
-        y = top + row * SLOT_ROW + 2
+        y = top + slot_ids.index(interval.slot) * SLOT_ROW + 2
         index = owner.get(interval)
         x0, x1 = scale.x(interval.start), scale.x(interval.until)
         label = f"r{index}" if index is not None else f"t{interval.id_task}"
@@ -99,31 +110,36 @@ def timeline_svg(tl: Timeline, intervals: list[Interval] | None = None,
         fill = "#d62728" if probe.status == 503 else "#2ca02c"
         parts.append(f'<circle cx="{x:.1f}" cy="{top - 6}" r="3" fill="{fill}"><title>'
                      f'{escape(f"GET /slots?fail_on_no_slot=1 → {probe.status} at {probe.t:.3f} s")}</title></circle>')
+    return parts
 
-    if show_requests:
-        for row, span in enumerate(tl.requests):
-            y = requests_top + row * REQUEST_ROW
-            parts.append(_text(LEFT - 6, y + 9, f"req {span.index}", anchor="end", size=9))
-            if span.sent is None:
-                continue
-            end = span.end if span.end is not None else tl.end
-            first = span.first if span.first is not None else end
-            parts.append(_rect(scale.x(span.sent), scale.x(first), y + 4, 2, _colour(span.index),
-                               f"request {span.index}: sent {span.sent:.3f} s, first chunk {secs(span.first)}"))
-            if span.first is not None:
-                parts.append(_rect(scale.x(first), scale.x(end), y + 1, REQUEST_ROW - 3, _colour(span.index),
-                                   f"request {span.index}: first chunk {first:.3f} s, ended {end:.3f} s"
-                                   + ("" if span.slot is None else f", slot {span.slot}"), opacity=0.6))
-            if span.abandoned is not None:
-                x = scale.x(span.abandoned)
-                parts.append(f'<path d="M{x - 3:.1f},{y + 1} l6,8 m0,-8 l-6,8" stroke="#d62728" stroke-width="1.5">'
-                             f'<title>{escape(f"client hung up at {span.abandoned:.3f} s")}</title></path>')
 
-    if tl.metrics:
-        parts.append(_metric_row(tl, scale, metric_top))
+def _request_rows(tl: Timeline, scale: _Scale, requests_top: int) -> list[str]:
+    """One thin row per request: sent to first chunk, first chunk to end, and where the client hung up."""
+    parts = []
+    for row, span in enumerate(tl.requests):
+        y = requests_top + row * REQUEST_ROW
+        parts.append(_text(LEFT - 6, y + 9, f"req {span.index}", anchor="end", size=9))
+        if span.sent is None:
+            continue
+        end = span.end if span.end is not None else tl.end
+        first = span.first if span.first is not None else end
+        parts.append(_rect(scale.x(span.sent), scale.x(first), y + 4, 2, _colour(span.index),
+                           f"request {span.index}: sent {span.sent:.3f} s, first chunk {secs(span.first)}"))
+        if span.first is not None:
+            parts.append(_rect(scale.x(first), scale.x(end), y + 1, REQUEST_ROW - 3, _colour(span.index),
+                               f"request {span.index}: first chunk {first:.3f} s, ended {end:.3f} s"
+                               + ("" if span.slot is None else f", slot {span.slot}"), opacity=0.6))
+        if span.abandoned is not None:
+            x = scale.x(span.abandoned)
+            parts.append(f'<path d="M{x - 3:.1f},{y + 1} l6,8 m0,-8 l-6,8" stroke="#d62728" stroke-width="1.5">'
+                         f'<title>{escape(f"client hung up at {span.abandoned:.3f} s")}</title></path>')
+    return parts
 
-    parts.append(f'<line x1="{LEFT}" y1="{axis_top}" x2="{WIDTH - RIGHT}" y2="{axis_top}" stroke="#444"/>')
-    for sample in tl.slots:  # one tick per slot sample: the sampling density
+
+def _axis(tl: Timeline, scale: _Scale, top: int, axis_top: int) -> list[str]:
+    """The time axis: a tick per slot sample (the sampling density), labelled ticks, the end of the requests."""
+    parts = [f'<line x1="{LEFT}" y1="{axis_top}" x2="{WIDTH - RIGHT}" y2="{axis_top}" stroke="#444"/>']
+    for sample in tl.slots:
         x = scale.x(sample.t)
         parts.append(f'<line x1="{x:.1f}" y1="{axis_top}" x2="{x:.1f}" y2="{axis_top + 3}" stroke="#aaa"/>')
     for t in _ticks(scale.end):
@@ -134,9 +150,7 @@ def timeline_svg(tl: Timeline, intervals: list[Interval] | None = None,
         x = scale.x(tl.requests_done)
         parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{axis_top}" stroke="#444" '
                      f'stroke-dasharray="3,3"><title>the last request ended</title></line>')
-    body = "".join(parts)
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-            f'viewBox="0 0 {WIDTH} {height}" style="background:#fff;border:1px solid #ccc">{body}</svg>')
+    return parts
 
 
 def _metric_row(tl: Timeline, scale: _Scale, top: float) -> str:
