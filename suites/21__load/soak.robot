@@ -1,12 +1,13 @@
 *** Settings ***
 Documentation       Soak: three minutes of two users on the tiny model while the server process's RSS, open files
 ...                 and threads are sampled once a second; none may grow with the requests served (slope per 1,000
-...                 requests over the steady part). Tagged `soak` (not `load`): excluded by default and from `--include load`.
+...                 requests over the steady part). Tagged `load-soak`:
+...                 excluded by default and from `--include load`.
 Resource            ../../resources/load.resource
 Suite Setup         Start Server For Suite    tiny-load
 Suite Teardown      Stop Servers For Suite
 Test Timeout        6 minutes
-Test Tags           soak
+Test Tags           load-soak
 
 
 *** Variables ***
