@@ -75,3 +75,9 @@ def test_no_listener_gives_no_pid():
     from llamatest.server.process import free_port
 
     assert soak.server_pid(f"http://127.0.0.1:{free_port()}") is None
+
+
+def test_too_few_requests_served_is_not_judged():
+    """40 requests over a minute: a few MiB of drift would read as a huge figure per 1,000 requests."""
+    report = soak.leak_report(samples(60, rss=lambda t: 200 * MIB + t * MIB), run_serving(40, per_s=0.7))
+    assert report["judged"] is False and "needs 8 and 100" in report["reason"]

@@ -34,6 +34,7 @@ SAMPLE_INTERVAL_S = 1.0
 STEADY_FROM = 0.3  # the steady part starts once this share of the run's requests was served
 ALPHA = 0.01
 MIN_SAMPLES = 8
+MIN_REQUESTS = 100  # served over the steady part: fewer make any drift look huge per 1,000 requests
 RESOURCES = ("rss_bytes", "open_fds", "threads")
 # Growth per 1,000 requests served above which a significant slope is a leak.
 LIMITS = {"rss_bytes": 1 << 20, "open_fds": 1.0, "threads": 1.0}
@@ -96,9 +97,10 @@ def leak_report(samples: list[tuple[float, int, int, int]], run: RunRecord) -> d
     served = np.array([bisect.bisect_right(closed, t) for t, *_ in samples], dtype=float)
     steady = served >= STEADY_FROM * len(closed)
     out: dict[str, Any] = {"samples": int(steady.sum()), "requests": len(closed), "judged": False}
-    if steady.sum() < MIN_SAMPLES or np.ptp(served[steady]) == 0:
-        out["reason"] = (f"{int(steady.sum())} samples over the steady part (needs {MIN_SAMPLES}, with requests "
-                         "served between them): run longer")
+    spread = int(np.ptp(served[steady])) if steady.any() else 0
+    if steady.sum() < MIN_SAMPLES or spread < MIN_REQUESTS:
+        out["reason"] = (f"{int(steady.sum())} samples and {spread} requests served over the steady part (needs "
+                         f"{MIN_SAMPLES} and {MIN_REQUESTS}): run longer")
         return out
     out["judged"] = True
     x = served[steady]
