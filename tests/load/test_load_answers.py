@@ -128,3 +128,11 @@ def test_dropped_requests_do_not_stop_the_counter_check():
     run = counted_run(3, 6)
     run.requests.append(RequestRecord(index=2, t_scheduled=0.5, error="dropped"))
     assert answers.counter_agreement(run)["judged"] is True
+
+
+def test_routes_without_done_are_only_checked_for_utf8():
+    run = measured_run(["x", "y"])
+    for r, route in zip(run.requests, ("/v1/messages", "/completion"), strict=True):
+        r.route = route
+        r.events = [LoadEvent(0.05, "content", n_chars=1), LoadEvent(0.06, "finish", finish_reason="stop")]
+    assert answers.stream_problems(run) == []

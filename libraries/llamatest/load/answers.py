@@ -4,8 +4,8 @@
   run, with the same body (temperature 0, same seed), and the texts compared. A difference is
   ``answer_changed_under_load``, reported per request with both texts: batch-dependent bugs only show when
   several sequences share a batch. It needs the run's texts (``Target.keep_text``) and a greedy run.
-- ``stream_problems``: every successful answer was a valid stream: ``[DONE]`` at the end on the OpenAI routes,
-  and only valid UTF-8.
+- ``stream_problems``: every successful answer was a valid stream: ``[DONE]`` at the end on the OpenAI chat and
+  completion routes, and only valid UTF-8.
 - ``counter_agreement``: the server's ``/metrics`` counters moved by exactly the tokens the client counted
   (``tokens_predicted_total`` against the sum of output tokens; ``prompt_tokens_total`` against the prompt
   tokens not taken from the cache). Judged only when every request of the run succeeded: a cut request may
@@ -24,6 +24,8 @@ from llamatest.load.profiles import Profile
 from llamatest.load.record import RequestRecord, RunRecord
 from llamatest.load.validity import _flag
 
+# Routes whose stream ends with [DONE] (the Responses and Anthropic streams end with their own events).
+DONE_ROUTES = ("/v1/chat/completions", "/v1/completions")
 REPLAY_TIMEOUT_S = 600.0  # the whole replay: it is bounded by its request count, this is a backstop
 TEXT_CHARS = 2000  # each text reported in a mismatch is cut to this
 
@@ -84,7 +86,7 @@ def stream_problems(run: RunRecord) -> list[str]:
     for r in run.requests:
         if not r.ok:
             continue
-        if r.route.startswith("/v1/") and not any(e.kind == "done" for e in r.events):
+        if r.route in DONE_ROUTES and not any(e.kind == "done" for e in r.events):
             problems.append(f"request {r.index} ({r.request_id}): the stream ended without [DONE]")
         if r.invalid_utf8_lines:
             problems.append(f"request {r.index} ({r.request_id}): {r.invalid_utf8_lines} line(s) were not "
