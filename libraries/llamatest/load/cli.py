@@ -13,10 +13,12 @@ it. Exit codes: 0 done; 1 an SLO given with ``--slo`` was missed, a server-corre
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import psutil
 import requests
@@ -77,8 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _target_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--url", required=True, help="the server's base URL, e.g. http://127.0.0.1:8080")
     p.add_argument("--route", default=datasets.CHAT_ROUTE, help=f"one of {', '.join(datasets.ROUTES)}")
-    p.add_argument("--dataset", default="sharegpt", help="sharegpt or fixed-<tokens> (default sharegpt)")
+    p.add_argument("--dataset", default="sharegpt",
+                   help="sharegpt, fixed-<tokens>, or a name of the dataset catalogue (default sharegpt)")
     p.add_argument("--count", type=int, default=200, help="prompts in the dataset (default 200)")
+    p.add_argument("--dataset-param", action="append", default=[], metavar="NAME=VALUE",
+                   help="a parameter of a catalogue dataset (multi-turn, shared prefix, traces), e.g. turns=4")
     p.add_argument("--max-prompt-chars", type=int, default=datasets.SHAREGPT_MAX_CHARS,
                    help=f"sharegpt: longest prompt in characters (default {datasets.SHAREGPT_MAX_CHARS}); lower it "
                    "for a small context")
@@ -131,13 +136,38 @@ def dataset_of(args: argparse.Namespace, target: Target) -> Dataset:
                                                     headers=target.headers)
             return Dataset(f"fixed-{tokens}-tokens", tuple(prompts), {"seed": seed, "tokens": tokens,
                                                                       "route": target.route})
-        named = getattr(datasets, "named_dataset", None)  # more workloads register their names there
-        if named is not None:
-            return named(name, count=count, seed=seed, base_url=target.base_url, route=target.route,
-                         headers=target.headers)
+        catalog = _catalog()
+        if catalog is not None:
+            return catalog.load_dataset(name, base_url=target.base_url, headers=target.headers,
+                                        **_params(args.dataset_param))
     except (ValueError, OSError) as exc:
         raise UsageError(f"--dataset {name}: {exc}") from None
     raise UsageError(f"unknown dataset {name!r}: use sharegpt or fixed-<tokens> (e.g. fixed-500)")
+
+
+def _catalog():
+    """The workloads' dataset catalogue (``llamatest.load.catalog``: multi-turn, shared prefix, traces...), when
+    this checkout has it."""
+    try:
+        return importlib.import_module("llamatest.load.catalog")
+    except ModuleNotFoundError:
+        return None
+
+
+def _params(pairs: list[str]) -> dict[str, Any]:
+    """``["turns=4", "path=t.jsonl"]`` -> ``{"turns": 4, "path": "t.jsonl"}`` (numbers become numbers)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--dataset-param {pair!r}: write NAME=VALUE, e.g. turns=4")
+        for kind in (int, float):
+            try:
+                out[key] = kind(value)
+                break
+            except ValueError:
+                out[key] = value
+    return out
 
 
 def profile_of(args: argparse.Namespace) -> Profile:
