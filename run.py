@@ -60,7 +60,7 @@ run.py options:
   --list [TAG]         list the suite files and their test counts (with TAG, a tag pattern as for
                        --include: the matching tests and their tags) without starting anything
   --processes N        run suite files in N parallel processes (pabot); tests tagged serial,
-                       multi-user, load, load-smoke or soak run alone afterwards; one merged
+                       multi-user, load, load-smoke, soak or load-soak run alone afterwards; one merged
                        output.xml, log and report
   --rerun-failed       rerun only the tests that failed in the last output.xml, and merge both
                        attempts (rebot --merge) into one output.xml, log and report
@@ -275,7 +275,7 @@ def harness_run() -> RobotRun:
 
 # ----- --processes N -----
 # Tests that measure time or need the whole machine run alone, after the parallel part.
-SERIAL_TAGS = ("serial", "multi-user", "load", "load-smoke", "soak")
+SERIAL_TAGS = ("serial", "multi-user", "load", "load-smoke", "soak", "load-soak")
 SERIAL = "OR".join(SERIAL_TAGS)
 
 

@@ -6,14 +6,16 @@ from pathlib import Path
 
 from robot.api import logger
 from robot.api.deco import keyword, library
+from robot.libraries.BuiltIn import BuiltIn
 
 from llamatest import settings
-from llamatest.load import datasets, sweep, validity
+from llamatest.load import datasets, soak, sweep, trials, validity
 from llamatest.load.compare import VERDICTS
 from llamatest.load.compare import compare as _compare
 from llamatest.load.engine import Target
 from llamatest.load.history import History
 from llamatest.load.pipeline import (
+    Checks,
     Dataset,
     LoadRun,
     Plan,
@@ -120,6 +122,23 @@ class LoadLibrary:
     A comparison refuses runs whose configuration keys differ (``incomparable``); otherwise each metric gets
     ``improved``, ``unchanged``, ``regressed`` or ``inconclusive`` from the 95 % interval of the difference,
     with better meaning lower latency and higher throughput.
+
+    = Repeated trials =
+
+    ``repeats=${N}`` runs the profile N times (``restart`` names a keyword run between trials; the summary says
+    whether the server was restarted). ``${run.summary}[trials]`` holds each figure's per-trial values, mean and
+    95 % t interval. A verdict against the previous run or a baseline uses the spread between trials when a side
+    has two or more: the within-run bootstrap only covers the noise inside one run, and on a shared machine two
+    runs of the same build drift apart by more than that. Give repeats (3 or more) whenever the change to detect
+    is near the run-to-run drift, e.g. a few milliseconds of TTFT on ``tiny``.
+
+    = Soak =
+
+    ``sample_server=${True}`` samples the server process (found by the port it listens on) once a second;
+    `Server Resources Should Not Grow` fits RSS, open files and threads against the requests served over the
+    steady part and fails on a significant slope above 1 MiB, 1 fd or 1 thread per 1,000 requests that both
+    halves of the steady part show. `Server Should Recover From Mass Disconnects` hangs up half of a batch of
+    streams at once.
     """
 
     # ---- datasets ----------------------------------------------------------------------------------------
@@ -167,7 +186,9 @@ class LoadLibrary:
                          duration: float = 10.0, max_requests: int | None = None, warmup: float = 0.0,
                          warmup_requests: int = 0, think_time: float = 0.0, drain_timeout: float = 30.0,
                          max_in_flight: int | None = None, seed: int = 0, baseline: str | None = None,
-                         save_baseline: str | None = None, history: bool = True, **options) -> LoadRun:
+                         save_baseline: str | None = None, history: bool = True, repeats: int = 1,
+                         restart: str | None = None, check_answers: int = 0, sample_server: bool = False,
+                         **options) -> LoadRun:
         """Runs one profile (see `Profiles`) with ``dataset`` and returns the run for the assertions.
 
         ``baseline`` names a saved baseline to compare with; ``save_baseline`` saves this run as one (as
@@ -175,14 +196,23 @@ class LoadLibrary:
         the run out of the history (a deliberately changed server must not become the next run's
         "previous"). ``duration``, ``warmup``, ``think_time`` and ``drain_timeout`` are seconds. For
         ``options`` (name, route, max_tokens, workers, timeouts, request fields) see `Run options`.
+
+        ``repeats=${N}`` runs the profile N times (``restart`` names a keyword run between trials, e.g. one that
+        restarts the server); verdicts then use the spread between trials (see `Repeated trials`).
+        ``check_answers=${K}`` sends K sampled requests again alone afterwards (see `Answers Should Not Change
+        Under Load`). ``sample_server=${True}`` samples the server process's RSS, open files and threads (see
+        `Server Resources Should Not Grow`).
         """
         profile = Profile(kind=kind, users=users, rate=rate, arrival=arrival, burstiness=burstiness,
                           ramp=_ramp(ramp), duration_s=duration, max_requests=max_requests, warmup_s=warmup,
                           warmup_requests=warmup_requests, think_time_s=think_time, drain_timeout_s=drain_timeout,
                           max_in_flight=max_in_flight, seed=seed)
-        plan = _plan(dataset, **options)
+        plan = _plan(dataset, keep_text=int(check_answers) > 0, **options)
+        checks = Checks(repeats=int(repeats), restart=(lambda: BuiltIn().run_keyword(restart)) if restart else None,
+                        restart_label=restart, answers=int(check_answers), answer_seed=seed,
+                        server_pid=_server_pid(plan.target.base_url) if _bool(sample_server) else None)
         load_run = execute(plan, profile, outdir=_results() / "load" / plan.name,
-                           history_root=_history(), baseline=baseline, save_history=history)
+                           history_root=_history(), baseline=baseline, save_history=history, checks=checks)
         logger.info(load_run_html(load_run), html=True)
         if save_baseline:
             self.save_load_baseline(load_run, save_baseline)
@@ -332,6 +362,19 @@ class LoadLibrary:
             raise AssertionError(f"verdict against {against} is {cmp['verdict']}{why}, expected "
                                  f"{' or '.join(verdicts)}: {', '.join(worst)}")
 
+    @keyword("Load Verdict Should Be Judged From Trials")
+    def load_verdict_should_be_judged_from_trials(self, load_run: LoadRun, against: str = "previous") -> None:
+        """Every latency percentile and throughput of the comparison ``against`` was judged from the spread
+        between trials (see `Repeated trials`), not from the within-run bootstrap alone."""
+        cmp = load_run.comparisons.get(against)
+        if cmp is None:
+            raise AssertionError(f"load run '{load_run.name}' has no {against} run to compare with")
+        within = [f"{name}: {m['basis']}" for name, m in cmp["metrics"].items()
+                  if name in trials.FIGURES and not m["basis"].startswith("between-trial")]
+        if within or not cmp["metrics"]:
+            raise AssertionError(f"load run '{load_run.name}' against {against}: not judged from trials: "
+                                 f"{'; '.join(within) or 'no figure compared'}")
+
     @keyword("Sweep Throughput Should Grow With The Load")
     def sweep_throughput_should_grow_with_the_load(self, sweep_run: SweepRun) -> None:
         """Several users served more requests per second than one, and every rate point that ran achieved
@@ -371,6 +414,79 @@ class LoadLibrary:
         if unmeasured:
             raise AssertionError(f"worker(s) {unmeasured} have no measured clock offset")
 
+    # ---- answers, soak, disconnects ----------------------------------------------------------------------
+
+    @keyword("Answers Should Not Change Under Load")
+    def answers_should_not_change_under_load(self, load_run: LoadRun) -> None:
+        """The requests sent again alone after the run (``check_answers=${K}``) answered exactly what they
+        answered under load. A difference fails with both texts of each request: at temperature 0 with the same
+        seed and ``cache_prompt: false``, an answer that depends on what else was in the batch is a server bug."""
+        check = (load_run.summary.get("answers") or {}).get("check")
+        if not check:
+            raise ValueError(f"load run '{load_run.name}' sent no answer again: give check_answers=${{K}}")
+        if check["skipped"] or not check["checked"]:
+            raise AssertionError(f"load run '{load_run.name}': no answer compared: "
+                                 f"{check['skipped'] or '; '.join(check['errors'])}")
+        if check["changed"]:
+            texts = "; ".join(f"request {c['index']}: under load {c['under_load']!r}, alone {c['alone']!r}"
+                              for c in check["changed"][:5])
+            raise AssertionError(f"answer_changed_under_load: {len(check['changed'])} of {check['checked']} answers "
+                                 f"differ when sent again alone: {texts}")
+        logger.info(f"{check['checked']} answers sent again alone were the same as under load")
+
+    @keyword("Server Token Counters Should Agree With The Client")
+    def server_token_counters_should_agree_with_the_client(self, load_run: LoadRun) -> None:
+        """``/metrics`` ``tokens_predicted_total`` and ``prompt_tokens_total`` moved during the run by exactly the
+        output and uncached prompt tokens the client counted. Needs a server with ``--metrics`` and a run in
+        which every request succeeded."""
+        counters = (load_run.summary.get("answers") or {}).get("counters") or {}
+        if not counters.get("judged"):
+            raise AssertionError(f"load run '{load_run.name}': counters not compared: {counters.get('reason')}")
+        wrong = [f"{r['counter']} moved by {r['server']:g}, the client counted {r['client']:g}"
+                 for r in counters["rows"] if not r["agree"]]
+        if wrong:
+            raise AssertionError(f"load run '{load_run.name}': " + "; ".join(wrong))
+
+    @keyword("Server Resources Should Not Grow")
+    def server_resources_should_not_grow(self, load_run: LoadRun) -> None:
+        """The server's RSS, open file descriptors and threads, sampled during a ``sample_server=${True}`` run, do
+        not grow with the requests served (slope per 1,000 requests over the steady part; see `Soak`)."""
+        report = load_run.summary.get("resources")
+        if not report:
+            raise ValueError(f"load run '{load_run.name}' did not sample the server: give sample_server=${{True}}")
+        text = soak.describe_leaks(report)
+        logger.info(f"server resources against requests served: {text}")
+        if not report.get("judged"):
+            raise AssertionError(f"load run '{load_run.name}': {text}")
+        if any(report[name]["grows"] for name in soak.RESOURCES):
+            raise AssertionError(f"load run '{load_run.name}': the server's resources grow with the load: {text}")
+
+    @keyword("Server Should Recover From Mass Disconnects")
+    def server_should_recover_from_mass_disconnects(self, dataset: Dataset, streams: int = 8,
+                                                    idle_within: float = 10.0, max_tokens: int = 256,
+                                                    server: str = "suite") -> dict:
+        """Opens ``streams`` answers of ``max_tokens`` at once and hangs up half of them together mid-answer: the
+        other half must end normally, every slot must be idle within ``idle_within`` seconds once they ended (no
+        request is open then), and four requests sent afterwards must succeed. Returns the figures."""
+        plan = _plan(dataset, max_tokens=max_tokens, server=server)
+        out = soak.mass_disconnect(plan.target, datasets.body_maker(**plan.spec), streams=int(streams),
+                                   idle_within_s=float(idle_within))
+        logger.info(f"mass disconnect: {out}")
+        problems = []
+        if out["statuses"] != [200] * out["streams"]:
+            problems.append(f"statuses {out['statuses']}")
+        if out["finished_ok"] != out["streams"] - out["hung_up"]:
+            problems.append(f"{out['finished_ok']} of the {out['streams'] - out['hung_up']} streams left open ended "
+                            "normally")
+        if out["idle_after_s"] is None:
+            problems.append(f"slots still processing {idle_within} s after the last open answer ended")
+        if out["followup_ok"] != out["followup"]:
+            problems.append(f"{out['followup_ok']} of {out['followup']} later requests succeeded: "
+                            f"{out['followup_errors']}")
+        if problems:
+            raise AssertionError("after hanging up half the streams at once: " + "; ".join(problems))
+        return out
+
     # ---- baselines ---------------------------------------------------------------------------------------
 
     @keyword("Save Load Baseline")
@@ -400,11 +516,18 @@ def _judge(load_run: LoadRun, message: str) -> None:
     raise AssertionError(message)
 
 
+def _server_pid(base_url: str) -> int:
+    pid = soak.server_pid(base_url)
+    if pid is None:
+        raise ValueError(f"sample_server needs the server's process on this machine; nothing listens on {base_url}")
+    return pid
+
+
 def _plan(dataset: Dataset, name: str | None = None, route: str = "/v1/chat/completions", max_tokens: int = 32,
           cold: bool | None = None, workers: int = 1, ray_address: str | None = None, server: str = "suite",
           timeout_ttft: float = 60.0, timeout_stall: float = 30.0, timeout_total: float = 300.0,
-          **request_fields) -> Plan:
-    target = Target(base_url=_base_url(server), route=route, headers=server_headers(server),
+          keep_text: bool = False, **request_fields) -> Plan:
+    target = Target(base_url=_base_url(server), route=route, headers=server_headers(server), keep_text=keep_text,
                     timeout_ttft_s=float(timeout_ttft),
                     timeout_stall_s=float(timeout_stall), timeout_total_s=float(timeout_total))
     name = _safe_name(name or robot_variable("${TEST NAME}") or "load")

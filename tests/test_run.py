@@ -89,11 +89,12 @@ def test_other_options_keep_bug_tests_out(passthrough):
 OTHER_SERVERS = ["llama-cpp-python", "deviation"]
 
 
-@pytest.mark.parametrize("passthrough, kept", [([], ["bug", "wrong_usage", "load", *OTHER_SERVERS]),
-                                               (["-i", "wrong_usage"], ["bug", "load", *OTHER_SERVERS]),
-                                               (["--include", "load"], ["bug", "wrong_usage", *OTHER_SERVERS]),
-                                               (["-ibug", "-iwrong_usage", "-iload", "-illama-cpp-python",
-                                                 "-ideviation"], [])])
+@pytest.mark.parametrize("passthrough, kept", [([], ["bug", "wrong_usage", "load", "load-soak", *OTHER_SERVERS]),
+                                               (["-i", "wrong_usage"], ["bug", "load", "load-soak", *OTHER_SERVERS]),
+                                               (["--include", "load"], ["bug", "wrong_usage", "load-soak",
+                                                                         *OTHER_SERVERS]),
+                                               (["-ibug", "-iwrong_usage", "-iload", "-iload-soak",
+                                                 "-illama-cpp-python", "-ideviation"], [])])
 def test_each_default_exclude_is_dropped_only_when_its_tag_is_included(passthrough, kept):
     cmd = run.suites_run(passthrough, DESCRIPTION).cmd
     excluded = [value for flag, value in zip(cmd, cmd[1:], strict=False) if flag == "--exclude"]
@@ -453,8 +454,8 @@ def test_processes_split_the_run_into_a_parallel_and_a_serial_part():
     assert parallel.cmd[parallel.cmd.index("--processes") + 1] == "2"
     assert parallel.cmd[parallel.cmd.index("--command") + 1:parallel.cmd.index("--end-command")] == \
         [sys.executable, "-m", "robot"]
-    assert parallel.cmd[parallel.cmd.index("--exclude") + 1] == "serialORmulti-userORloadORload-smokeORsoak"
-    assert serial.cmd[serial.cmd.index("--exclude") + 1] == "NOTserialORmulti-userORloadORload-smokeORsoak"
+    assert parallel.cmd[parallel.cmd.index("--exclude") + 1] == "serialORmulti-userORloadORload-smokeORsoakORload-soak"
+    assert serial.cmd[serial.cmd.index("--exclude") + 1] == "NOTserialORmulti-userORloadORload-smokeORsoakORload-soak"
     for part in runs:  # the user's selection and the data source stay, after the part's own options
         assert part.cmd[-1] == str(run.SUITES) and "chat" in part.cmd
     assert (parallel.output.name, serial.output.name, serial.label) == (

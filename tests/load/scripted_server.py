@@ -79,14 +79,15 @@ async def stamps(request: web.Request) -> web.Response:
 METRICS_TEXT = """# HELP llamacpp:requests_processing Number of requests processing.
 # TYPE llamacpp:requests_processing gauge
 llamacpp:requests_processing 1
-# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.
-# TYPE llamacpp:prompt_tokens_total counter
-llamacpp:prompt_tokens_total 42
+# HELP llamacpp:n_decode_total Total number of llama_decode() calls
+# TYPE llamacpp:n_decode_total counter
+llamacpp:n_decode_total 42
 """
 
 
 async def metrics(request: web.Request) -> web.Response:
-    """A fixed scrape, like llama-server's ``/metrics`` with ``--metrics``."""
+    """A fixed scrape, like llama-server's ``/metrics`` with ``--metrics``. No token counter: a fixed one would
+    disagree with the tokens the client counted (the answer checks' ``counter_mismatch``)."""
     return web.Response(text=METRICS_TEXT, content_type="text/plain")
 
 

@@ -152,3 +152,26 @@ def _native(obj: dict[str, Any], t: float, coalesced: bool) -> tuple[LoadEvent, 
         n_tokens = None
     return LoadEvent(t, kind, n_chars=n_chars, n_tokens=n_tokens, coalesced=coalesced, finish_reason=finish,
                      timings=timings), stop
+
+
+def generated_text(data: str) -> str:
+    """The generated text one token-bearing event carries (content, reasoning or tool-call arguments), for the
+    answer check; classify_data keeps only its length."""
+    obj = parse_json(data)
+    if not isinstance(obj, dict):
+        return ""
+    choices = obj.get("choices")
+    if not isinstance(choices, list):
+        content = obj.get("content")  # native /completion
+        return content if isinstance(content, str) else ""
+    choice = choices[0] if choices and isinstance(choices[0], dict) else {}
+    delta = choice.get("delta")
+    if not isinstance(delta, dict):
+        text = choice.get("text")
+        return text if isinstance(text, str) else ""
+    parts = [delta.get("content"), delta.get("reasoning_content")]
+    for call in delta.get("tool_calls") or []:
+        fn = call.get("function") if isinstance(call, dict) else None
+        if isinstance(fn, dict):
+            parts += [fn.get("name"), fn.get("arguments")]
+    return "".join(p for p in parts if isinstance(p, str))

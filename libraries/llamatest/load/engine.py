@@ -51,7 +51,7 @@ from aiohttp.streams import EMPTY_PAYLOAD
 
 from llamatest.http import prometheus
 from llamatest.load import routes
-from llamatest.load.classify import FINISH_OUTCOMES, classify_data
+from llamatest.load.classify import FINISH_OUTCOMES, classify_data, generated_text
 from llamatest.load.datasets import prompt_hash
 from llamatest.load.profiles import Profile
 from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
@@ -63,6 +63,7 @@ LAG_INTERVAL_S = 0.010
 CPU_INTERVAL_S = 1.0
 TELEMETRY_INTERVAL_S = 1.0
 GC_FREEZE_INTERVAL_S = 1.0
+TICK_INTERVAL_S = 0.5
 ERROR_BODY_CHARS = 300
 
 
@@ -85,6 +86,7 @@ class Target:
     timeout_stall_s: float = 30.0  # after the first token: longest silence (pings do not count as progress)
     timeout_total_s: float = 300.0
     keep_alive: bool = False
+    keep_text: bool = False  # keep each answer's text (``RequestRecord.text``): the answer check compares them
 
     def __post_init__(self) -> None:
         if not self.base_url.startswith(("http://", "https://")):
@@ -109,7 +111,7 @@ class Target:
         return {"base_url": self.base_url, "route": self.route, "header_names": sorted(self.headers),
                 "timeout_connect_s": self.timeout_connect_s, "timeout_ttft_s": self.timeout_ttft_s,
                 "timeout_stall_s": self.timeout_stall_s, "timeout_total_s": self.timeout_total_s,
-                "keep_alive": self.keep_alive}
+                "keep_alive": self.keep_alive, "keep_text": self.keep_text}
 
 
 def prepare_body(body: dict[str, Any], openai: bool, streamed: bool = True) -> dict[str, Any]:
@@ -144,10 +146,11 @@ def _n_requested(body: dict[str, Any]) -> int | None:
 class _Stream:
     """One response body turned into ``LoadEvent``s as its bytes arrive: ``feed(bytes, t)`` per socket read."""
 
-    __slots__ = ("rec", "parser", "first_token", "final", "finish", "on_progress", "t_eof", "t0")
+    __slots__ = ("rec", "parser", "first_token", "final", "finish", "on_progress", "t_eof", "t0", "texts")
 
-    def __init__(self, rec: RequestRecord, t0: float, on_progress: Callable[[], None]) -> None:
+    def __init__(self, rec: RequestRecord, t0: float, on_progress: Callable[[], None], keep_text: bool = False) -> None:
         self.rec = rec
+        self.texts: list[str] | None = [] if keep_text else None
         self.t0 = t0
         self.parser = SSEParser(keep_raw=False)
         self.first_token = False
@@ -182,6 +185,8 @@ class _Stream:
             progressed = True
             if ev.is_token:
                 self.first_token = True
+                if self.texts is not None:
+                    self.texts.append(generated_text(item.data))
             elif ev.kind == "error":
                 _set_error(rec, "sse_error_event", item.data, overwrite=False)
             elif not_json:
@@ -383,7 +388,7 @@ class _Run:
                         if not cm.expired():  # (a read may still come in while a timeout unwinds)
                             cm.reschedule(deadline(loop.time() + stall, "timeout_stall"))
 
-                    stream = _Stream(rec, t0, moving)
+                    stream = _Stream(rec, t0, moving, target.keep_text)
                     if rx is not None:  # stamped reads: take what came so far, then let the protocol feed us
                         buffered = payload.read_nowait(-1) if payload.exception() is None else b""
                         pos = 0
@@ -430,6 +435,10 @@ class _Run:
         finally:
             if payload is not None:
                 self.rx.pop(payload, None)
+            if stream is not None:
+                rec.invalid_utf8_lines = stream.parser.invalid_utf8_lines
+                if stream.texts is not None:
+                    rec.text = "".join(stream.texts)
         if rec.error is not None or stream is None:
             return
         if not stream.final and stream.finish is None:
@@ -492,6 +501,13 @@ async def _cpu_monitor(run: _Run, out: list[tuple[float, float]]) -> None:
     while True:
         await asyncio.sleep(CPU_INTERVAL_S)
         out.append((run.now(), proc.cpu_percent(None)))
+
+
+async def _ticker(run: _Run, on_tick: Callable[[list[RequestRecord], int], None]) -> None:
+    """Calls ``on_tick(records so far, requests in flight)`` every ``TICK_INTERVAL_S`` (a live progress line)."""
+    while True:
+        await asyncio.sleep(TICK_INTERVAL_S)
+        on_tick(run.records, run.in_flight)
 
 
 async def _gc_freezer() -> None:
@@ -683,25 +699,26 @@ async def _closed_loop(run: _Run, base: float) -> tuple[float, float, list[async
 # ----- the run -----
 
 async def run_load(target: Target, profile: Profile, body_for: Callable[[int], dict], *, telemetry: bool = True,
-                   worker: int = 0, start_at_perf: float | None = None) -> RunRecord:
+                   worker: int = 0, start_at_perf: float | None = None, on_tick: Callable | None = None) -> RunRecord:
     """Runs ``profile`` against ``target`` and returns the run's record.
 
     ``body_for(index)`` makes the body of request ``index`` (warmup requests first); the engine adds
     ``stream: true`` (and ``stream_options.include_usage`` on OpenAI routes) and an ``x-request-id``.
     ``start_at_perf`` (a ``time.perf_counter()`` value) delays t0 to that instant, so that several
-    workers start together. ``telemetry=False`` skips the ``/metrics`` and ``/slots`` scrapes.
+    workers start together. ``telemetry=False`` skips the ``/metrics`` and ``/slots`` scrapes. ``on_tick(records,
+    in_flight)`` is called twice a second while the run goes (it must be quick: it runs on the engine's loop).
     """
     gc.collect()  # before t0: start clean, then keep full collections short (see _gc_freezer)
     gc.freeze()
     try:
         return await _run_load(target, profile, body_for, telemetry=telemetry, worker=worker,
-                               start_at_perf=start_at_perf)
+                               start_at_perf=start_at_perf, on_tick=on_tick)
     finally:
         gc.unfreeze()
 
 
 async def _run_load(target: Target, profile: Profile, body_for: Callable[[int], dict], *, telemetry: bool,
-                    worker: int, start_at_perf: float | None) -> RunRecord:
+                    worker: int, start_at_perf: float | None, on_tick: Callable | None) -> RunRecord:
     # Everything slow to set up (the schedule, sessions, SSL contexts) is made before t0, so the first sends
     # are on time.
     schedule = getattr(body_for, "schedule", None)  # a workload's own send offsets (a replayed trace)
@@ -734,6 +751,8 @@ async def _run_load(target: Target, profile: Profile, body_for: Callable[[int], 
         watchers = [asyncio.create_task(_lag_monitor(run, record.loop_lag)),
                     asyncio.create_task(_cpu_monitor(run, record.cpu)),
                     asyncio.create_task(_gc_freezer())]
+        if on_tick is not None:
+            watchers.append(asyncio.create_task(_ticker(run, on_tick)))
         if scraper is not None:
             watchers.append(asyncio.create_task(_telemetry(run, record.telemetry, scraper)))
         try:
@@ -774,7 +793,7 @@ async def _run_load(target: Target, profile: Profile, body_for: Callable[[int], 
 
 
 def run_load_sync(target: Target, profile: Profile, body_for: Callable[[int], dict], *, telemetry: bool = True,
-                  worker: int = 0, start_at_perf: float | None = None) -> RunRecord:
+                  worker: int = 0, start_at_perf: float | None = None, on_tick: Callable | None = None) -> RunRecord:
     """``run_load`` in a fresh event loop (for callers that are not async, such as a Robot keyword)."""
     box: list[RunRecord] = []
 
@@ -782,7 +801,7 @@ def run_load_sync(target: Target, profile: Profile, body_for: Callable[[int], di
         # Returned through a box, not as the coroutine's result: on Python 3.11, asyncio.run formats the
         # main task (result included) when it restores the SIGINT handler, and repr() of a big run takes seconds.
         box.append(await run_load(target, profile, body_for, telemetry=telemetry, worker=worker,
-                                  start_at_perf=start_at_perf))
+                                  start_at_perf=start_at_perf, on_tick=on_tick))
 
     asyncio.run(main())
     return box[0]

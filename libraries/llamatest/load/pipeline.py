@@ -22,8 +22,7 @@ from typing import Any
 import requests
 
 from llamatest import machine
-from llamatest.load import compare as _compare
-from llamatest.load import datasets, metrics, results, sweep, workload_metrics
+from llamatest.load import answers, datasets, metrics, results, soak, sweep, trials, workload_metrics
 from llamatest.load.engine import Target, run_load_sync
 from llamatest.load.history import History
 from llamatest.load.profiles import Profile
@@ -102,15 +101,21 @@ class Plan:
     request_fields: dict[str, Any] = field(default_factory=dict)
     workers: int = 1
     ray_address: str | None = None
+    on_tick: Any = None  # engine.run_load's live progress callback (one process only, not Ray)
 
     @property
     def request_params(self) -> dict[str, Any]:
         return {"route": self.target.route, "max_tokens": self.max_tokens, "cold": self.cold, **self.request_fields}
 
+    @property
+    def spec(self) -> dict[str, Any]:
+        """``datasets.body_maker``'s arguments (plain data: Ray workers get it as it is)."""
+        return {"prompts": list(self.dataset.prompts), "route": self.target.route, "max_tokens": self.max_tokens,
+                "cold": self.cold, "extra": dict(self.request_fields), "images": list(self.dataset.images)}
+
     def run(self, profile: Profile) -> RunRecord:
         """Runs ``profile`` in this process, or sharded over Ray workers."""
-        spec = {"prompts": list(self.dataset.prompts), "route": self.target.route, "max_tokens": self.max_tokens,
-                "cold": self.cold, "extra": dict(self.request_fields), "images": list(self.dataset.images)}
+        spec = self.spec
         if self.dataset.workload is not None:
             if self.workers > 1 or self.ray_address:
                 raise ValueError(f"the workload '{self.dataset.name}' runs in one process: use workers=1")
@@ -128,7 +133,7 @@ class Plan:
 
     def _run_here(self, profile: Profile, body_for) -> RunRecord:
         before = machine.sample()
-        run = run_load_sync(self.target, profile, body_for)
+        run = run_load_sync(self.target, profile, body_for, on_tick=self.on_tick)
         share = machine.share_between(before, machine.sample())
         # Whether other processes took the machine meanwhile (validity's machine_busy); one process only:
         # Ray workers may run on other machines.
@@ -154,12 +159,17 @@ class Plan:
             profile_text=Profile.from_dict(summary["profile"]).describe())
         return summary
 
+    def run_and_measure(self, profile: Profile, server: dict[str, Any],
+                        slo: dict[str, float] | None = None) -> tuple[RunRecord, dict, dict]:
+        """Runs ``profile`` and derives its summary: (run, summary, `metrics.measure`)."""
+        run = self.run(profile)
+        measured = metrics.measure(run)
+        return run, self.summarize(run, server, slo, measured), measured
+
     def run_and_write(self, profile: Profile, server: dict[str, Any], outdir: Path,
                       slo: dict[str, float] | None = None) -> tuple[RunRecord, dict, dict, dict[str, Path]]:
         """Runs ``profile``, derives its summary and writes its files: (run, summary, `metrics.measure`, paths)."""
-        run = self.run(profile)
-        measured = metrics.measure(run)
-        summary = self.summarize(run, server, slo, measured)
+        run, summary, measured = self.run_and_measure(profile, server, slo)
         paths = results.write_run(outdir, run, summary, summary["run"],
                                   request_metrics=lambda r: measured[r.index][0])
         return run, summary, measured, paths
@@ -193,20 +203,72 @@ def file_hash(path: str) -> str:
     return _HASHES[key]
 
 
+@dataclass(frozen=True)
+class Checks:
+    """What a run does beyond one pass: ``repeats`` trials (``restart`` called between them, ``restart_label``
+    said in the summary), ``answers`` requests sent again alone afterwards (see ``answers``), and the server
+    process ``server_pid`` sampled for leaks (see ``soak``)."""
+
+    repeats: int = 1
+    restart: Any = None  # Callable[[], None] | None
+    restart_label: str | None = None
+    answers: int = 0
+    answer_seed: int = 0
+    server_pid: int | None = None
+
+
+def _one_pass(plan: Plan, profile: Profile, server: dict, slo: dict | None,
+              checks: Checks) -> tuple[RunRecord, dict, dict]:
+    """`Plan.run_and_measure`, with the server's resources sampled when ``checks.server_pid`` is set
+    (``summary["resources"]``: `soak.leak_report`)."""
+    if checks.server_pid is None:
+        return plan.run_and_measure(profile, server, slo)
+    with soak.ResourceSampler(checks.server_pid) as sampler:
+        run, summary, measured = plan.run_and_measure(profile, server, slo)
+    summary["resources"] = soak.leak_report(sampler.samples, run)
+    return run, summary, measured
+
+
+def _run_checked(plan: Plan, profile: Profile, server: dict, outdir: Path, slo: dict | None,
+                 checks: Checks) -> tuple[RunRecord, dict, dict, dict[str, Path]]:
+    """One pass, or one per trial (its files in ``outdir/trial-<i>``), then the answer checks, whose block and
+    flags go into the summary written at ``outdir``."""
+    if checks.repeats == 1:
+        run, summary, measured = _one_pass(plan, profile, server, slo, checks)
+    else:
+        def trial(i: int) -> tuple[RunRecord, dict, dict]:
+            done = _one_pass(plan, profile, server, slo, checks)
+            results.write_run(outdir / f"trial-{i}", done[0], done[1], done[1]["run"],
+                              request_metrics=lambda r: done[2][r.index][0])
+            return done
+
+        label = (checks.restart_label or "restarted") if checks.restart is not None else None
+        done = trials.run_trials(trial, checks.repeats, checks.restart)
+        run, summary, measured = done[-1]
+        summary = {**summary, "trials": trials.trials_block([d[1] for d in done], restart=label)}
+    check = (answers.answer_check(plan.target, run, datasets.body_maker(**plan.spec), checks.answers,
+                                  seed=checks.answer_seed) if checks.answers else None)
+    summary["answers"], flags = answers.assess(run, check)
+    summary["flags"] = {**summary.get("flags", {}), **flags}
+    paths = results.write_run(outdir, run, summary, summary["run"], request_metrics=lambda r: measured[r.index][0])
+    return run, summary, measured, paths
+
+
 def execute(plan: Plan, profile: Profile, *, outdir: Path, history_root: Path, baseline: str | None = None,
-            slo: dict[str, float] | None = None, save_history: bool = True) -> LoadRun:
-    """Runs ``profile`` and returns everything about it (see the module documentation)."""
+            slo: dict[str, float] | None = None, save_history: bool = True, checks: Checks | None = None) -> LoadRun:
+    """Runs ``profile`` (with ``checks``: trials, answers sent again) and returns everything about it (see the
+    module documentation)."""
     server = server_identity(plan.target.base_url, plan.target.headers)
-    run, summary, measured, paths = plan.run_and_write(profile, server, outdir, slo)
+    run, summary, measured, paths = _run_checked(plan, profile, server, outdir, slo, checks or Checks())
     history = History(history_root)
     load_run = LoadRun(name=plan.name, run=run, summary=summary, outdir=outdir,
                        previous=history.previous_comparable(summary),
                        baseline=history.baseline(baseline_key(baseline, plan.name)) if baseline else None,
                        baseline_name=baseline, paths=paths)
     if load_run.previous is not None:
-        load_run.comparisons["previous"] = _compare.compare(summary, load_run.previous)
+        load_run.comparisons["previous"] = trials.compare(summary, load_run.previous)
     if load_run.baseline is not None:
-        load_run.comparisons["baseline"] = _compare.compare(summary, load_run.baseline)
+        load_run.comparisons["baseline"] = trials.compare(summary, load_run.baseline)
     load_run.compat = {tool: metrics.compat(run, tool, measured=measured) for tool in metrics.COMPAT_TOOLS}
     load_run.charts = _draw(summary, outdir, previous=load_run.previous, baseline=load_run.baseline,
                                      requests=run.measured, baseline_name=baseline)

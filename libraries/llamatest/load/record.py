@@ -69,6 +69,8 @@ class RequestRecord:
     error_detail: str | None = None
     outcome: str | None = None  # an outcome (above) for a request that finished
     events: list[LoadEvent] = field(default_factory=list)
+    invalid_utf8_lines: int = 0  # stream lines that were not valid UTF-8
+    text: str | None = None  # the generated text, kept only when the target asks (Target.keep_text)
 
     @property
     def dropped(self) -> bool:

@@ -27,7 +27,8 @@ INVALIDATING = ("client_bound", "machine_busy", "rate_shortfall", "cache_contami
 # check on them is not judged (skipped with the figures), never passed or failed.
 MACHINE_SIDE = ("client_bound", "machine_busy", "rate_shortfall", "cache_contaminated")
 # The server answered wrongly or restarted: a failure whatever the machine did.
-SERVER_CORRECTNESS = ("token_count_mismatch", "osl_mismatch", "server_restarted")
+SERVER_CORRECTNESS = ("token_count_mismatch", "osl_mismatch", "server_restarted", "answer_changed_under_load",
+                      "invalid_stream", "counter_mismatch")
 # The server could not keep up: its fault on a quiet machine, not judged when a machine-side flag is set too.
 SERVER_PERFORMANCE = ("dropped", "oversaturated")
 # Flags that mark single numbers (a missing percentile, chunk ITL), not the run: shown, never failing it.
