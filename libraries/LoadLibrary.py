@@ -419,8 +419,10 @@ class LoadLibrary:
     @keyword("Answers Should Not Change Under Load")
     def answers_should_not_change_under_load(self, load_run: LoadRun) -> None:
         """The requests sent again alone after the run (``check_answers=${K}``) answered exactly what they
-        answered under load. A difference fails with both texts of each request: at temperature 0 with the same
-        seed and ``cache_prompt: false``, an answer that depends on what else was in the batch is a server bug."""
+        answered under load. A difference fails with both texts of each request. The server does not promise
+        bit-for-bit logits across batch compositions (its README, ``cache_prompt``), so this is an expectation of
+        a model and a length (tiny, a few dozen tokens, as in the determinism suite), not a server contract: the
+        run's ``answer_changed_under_load`` flag alone fails nothing."""
         check = (load_run.summary.get("answers") or {}).get("check")
         if not check:
             raise ValueError(f"load run '{load_run.name}' sent no answer again: give check_answers=${{K}}")

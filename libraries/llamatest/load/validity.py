@@ -27,12 +27,15 @@ INVALIDATING = ("client_bound", "machine_busy", "rate_shortfall", "cache_contami
 # check on them is not judged (skipped with the figures), never passed or failed.
 MACHINE_SIDE = ("client_bound", "machine_busy", "rate_shortfall", "cache_contaminated")
 # The server answered wrongly or restarted: a failure whatever the machine did.
-SERVER_CORRECTNESS = ("token_count_mismatch", "osl_mismatch", "server_restarted", "answer_changed_under_load",
-                      "invalid_stream", "counter_mismatch")
+SERVER_CORRECTNESS = ("token_count_mismatch", "osl_mismatch", "server_restarted", "invalid_stream",
+                      "counter_mismatch")
 # The server could not keep up: its fault on a quiet machine, not judged when a machine-side flag is set too.
 SERVER_PERFORMANCE = ("dropped", "oversaturated")
 # Flags that mark single numbers (a missing percentile, chunk ITL), not the run: shown, never failing it.
-ADVISORY = ("insufficient_samples", "high_coalescing")
+# An answer that differed when sent again alone is shown with both texts but fails nothing by itself: the
+# server does not promise bit-for-bit logits across batch compositions (its README, `cache_prompt`), so only a
+# test that expects it of a model (`Answers Should Not Change Under Load` on tiny) asserts it.
+ADVISORY = ("insufficient_samples", "high_coalescing", "answer_changed_under_load")
 
 DEFAULT_THRESHOLDS: dict[str, Any] = {
     "schedule_lag_p99_ms": 10.0,  # client_bound when the p99 of (dispatched - scheduled) is above
