@@ -329,124 +329,154 @@ class _Run:
         return body
 
     async def _send(self, rec: RequestRecord) -> None:
-        target = self.target
+        data = self._encoded(rec)
+        if data is None:
+            return
+        headers = {**self.headers, "x-request-id": rec.request_id}
+        loop = asyncio.get_running_loop()
+        rec.t_dispatched = time.perf_counter() - self.t0
+        start = loop.time()
+        phases = _Phases(start + self.target.timeout_total_s)
+        exchange = _Exchange()
+        try:
+            async with asyncio.timeout_at(phases.until(start + self.target.timeout_ttft_s, "timeout_ttft")) as cm:
+                await self._exchange(rec, data, headers, cm, phases, exchange)
+        except asyncio.CancelledError:
+            _set_error(rec, "drain_timeout", "still open when the drain timeout ended the run", overwrite=False)
+            raise
+        except Exception as exc:  # one odd request must not end the run unrecorded
+            _record_failure(rec, exc, phases.phase, loop.time() - start, time.perf_counter() - self.t0)
+            return
+        finally:
+            if exchange.payload is not None:
+                self.rx.pop(exchange.payload, None)
+            if exchange.stream is not None:
+                rec.invalid_utf8_lines = exchange.stream.parser.invalid_utf8_lines
+                if exchange.stream.texts is not None:
+                    rec.text = "".join(exchange.stream.texts)
+        if rec.error is None and exchange.stream is not None:
+            _judge_stream(rec, exchange.stream)
+
+    def _encoded(self, rec: RequestRecord) -> bytes | None:
+        """The body of ``rec`` as JSON bytes (its seed recorded); None, with the error set, when it cannot be made."""
         try:
             body = self._body(rec)
             seed = body.get("seed")
             rec.seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
-            data = json.dumps(body).encode()
+            return json.dumps(body).encode()
         except Exception as exc:  # a broken body maker must not sink the run
             _set_error(rec, "protocol_error", f"body_for({rec.index}) failed: {exc!r}")
-            return
-        headers = dict(self.headers)
-        headers["x-request-id"] = rec.request_id
-        loop = asyncio.get_running_loop()
-        perf = time.perf_counter
-        t0 = self.t0
-        rec.t_dispatched = perf() - t0
-        start = loop.time()
-        total_deadline = start + target.timeout_total_s
-        state = {"phase": "timeout_ttft"}
+            return None
 
-        def deadline(phase_deadline: float, phase: str) -> float:
-            if phase_deadline < total_deadline:
-                state["phase"] = phase
-                return phase_deadline
-            state["phase"] = "timeout_total"
-            return total_deadline
+    async def _exchange(self, rec: RequestRecord, data: bytes, headers: dict, cm, phases: _Phases,
+                        exchange: _Exchange) -> None:
+        """One request and its answer, read under ``cm`` (the phase deadlines); errors go to ``rec``."""
+        target, t0, perf = self.target, self.t0, time.perf_counter
+        url = self.url if rec.route == target.route else join_url(target.base_url, rec.route)
+        async with self.session.post(url, data=data, headers=headers) as resp:
+            rec.t_headers = perf() - t0
+            exchange.payload = payload = resp.content
+            rx = self.rx.get(payload)  # None when reads are not stamped
+            if rx:
+                rec.t_headers = rx[0][0] - t0
+            rec.status = resp.status
+            if resp.status != 200:
+                text = await resp.content.read(4096)
+                _set_error(rec, _http_error(resp.status), text.decode("utf-8", "replace"))
+                rec.t_closed = perf() - t0
+                return
+            if not routes.streamed(rec.route):
+                await _read_json_answer(rec, resp, t0)
+                return
+            if resp.content_type != "text/event-stream":
+                text = await resp.content.read(4096)
+                _set_error(rec, "protocol_error", f"expected text/event-stream, got {resp.content_type}: "
+                                                  + text.decode("utf-8", "replace"))
+                rec.t_closed = perf() - t0
+                return
+            loop, stall = asyncio.get_running_loop(), target.timeout_stall_s
 
-        payload = None
-        stream: _Stream | None = None
-        try:
-            async with asyncio.timeout_at(deadline(start + target.timeout_ttft_s, "timeout_ttft")) as cm:
-                url = self.url if rec.route == target.route else join_url(target.base_url, rec.route)
-                async with self.session.post(url, data=data, headers=headers) as resp:
-                    rec.t_headers = perf() - t0
-                    payload = resp.content
-                    rx = self.rx.get(payload)  # None when reads are not stamped
-                    if rx:
-                        rec.t_headers = rx[0][0] - t0
-                    rec.status = resp.status
-                    if resp.status != 200:
-                        text = await resp.content.read(4096)
-                        _set_error(rec, _http_error(resp.status), text.decode("utf-8", "replace"))
-                        rec.t_closed = perf() - t0
-                        return
-                    media = resp.content_type
-                    if not routes.streamed(rec.route):
-                        await _read_json_answer(rec, resp, t0)
-                        return
-                    if media != "text/event-stream":
-                        text = await resp.content.read(4096)
-                        _set_error(rec, "protocol_error",
-                                   f"expected text/event-stream, got {media}: " + text.decode("utf-8", "replace"))
-                        rec.t_closed = perf() - t0
-                        return
-                    stall = target.timeout_stall_s
+            def moving() -> None:
+                if not cm.expired():  # (a read may still come in while a timeout unwinds)
+                    cm.reschedule(phases.until(loop.time() + stall, "timeout_stall"))
 
-                    def moving() -> None:
-                        if not cm.expired():  # (a read may still come in while a timeout unwinds)
-                            cm.reschedule(deadline(loop.time() + stall, "timeout_stall"))
+            exchange.stream = stream = _Stream(rec, t0, moving, target.keep_text)
+            if rx is not None:
+                await self._read_stamped(rec, stream, payload, rx)
+            else:  # reads timed when this coroutine wakes
+                while chunk := await payload.readany():
+                    stream.feed(chunk, perf() - t0)
+                rec.t_closed = perf() - t0
 
-                    stream = _Stream(rec, t0, moving, target.keep_text)
-                    if rx is not None:  # stamped reads: take what came so far, then let the protocol feed us
-                        buffered = payload.read_nowait(-1) if payload.exception() is None else b""
-                        pos = 0
-                        for t_read, total, eof in rx:
-                            if total > pos:
-                                stream.feed(buffered[pos:total], t_read - t0)
-                                pos = total
-                            if eof and stream.t_eof is None:
-                                stream.t_eof = t_read - t0
-                        if pos < len(buffered):  # cannot happen: every read is stamped; be safe
-                            stream.feed(buffered[pos:], perf() - t0)
-                        self.rx[payload] = stream
-                        if not payload.is_eof():
-                            await payload.wait_eof()
-                        rec.t_closed = stream.t_eof if stream.t_eof is not None else perf() - t0
-                    else:  # reads timed when this coroutine wakes
-                        read = payload.readany
-                        while chunk := await read():
-                            stream.feed(chunk, perf() - t0)
-                        rec.t_closed = perf() - t0
-        except TimeoutError as exc:  # a timeout overwrites an error the stream recorded before it
-            # aiohttp's own ServerTimeoutError: only sock_connect is set
-            cls = "timeout_connect" if isinstance(exc, aiohttp.ServerTimeoutError) else state["phase"]
-            _set_error(rec, cls, f"{cls} after {loop.time() - start:.3f} s ({len(rec.events)} events)")
-            return
-        except aiohttp.ClientConnectorError as exc:
-            _set_error(rec, "connect_error", str(exc))
-            return
-        except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError,
-                ConnectionError) as exc:
-            _set_error(rec, "connect_error" if rec.t_headers is None else "truncated_stream",
-                       f"{type(exc).__name__}: {exc}")
-            rec.t_closed = perf() - t0
-            return
-        except aiohttp.ClientError as exc:
-            _set_error(rec, "protocol_error", f"{type(exc).__name__}: {exc}")
-            return
-        except Exception as exc:  # one odd request must not end the run unrecorded
-            _set_error(rec, "protocol_error", f"unexpected client error {type(exc).__name__}: {exc}")
-            return
-        except asyncio.CancelledError:
-            _set_error(rec, "drain_timeout", "still open when the drain timeout ended the run", overwrite=False)
-            raise
-        finally:
-            if payload is not None:
-                self.rx.pop(payload, None)
-            if stream is not None:
-                rec.invalid_utf8_lines = stream.parser.invalid_utf8_lines
-                if stream.texts is not None:
-                    rec.text = "".join(stream.texts)
-        if rec.error is not None or stream is None:
-            return
-        if not stream.final and stream.finish is None:
-            _set_error(rec, "truncated_stream", "the stream ended without a finish reason or a final event")
-        elif not stream.first_token:
-            _set_error(rec, "empty_output", "no token-bearing event")
-        else:
-            rec.outcome = FINISH_OUTCOMES.get(stream.finish or "", "finish_other")
+    async def _read_stamped(self, rec: RequestRecord, stream: _Stream, payload, rx: list) -> None:
+        """Stamped reads: take what came so far at its read times, then let the protocol feed the stream."""
+        t0, perf = self.t0, time.perf_counter
+        buffered = payload.read_nowait(-1) if payload.exception() is None else b""
+        pos = 0
+        for t_read, total, eof in rx:
+            if total > pos:
+                stream.feed(buffered[pos:total], t_read - t0)
+                pos = total
+            if eof and stream.t_eof is None:
+                stream.t_eof = t_read - t0
+        if pos < len(buffered):  # cannot happen: every read is stamped; be safe
+            stream.feed(buffered[pos:], perf() - t0)
+        self.rx[payload] = stream
+        if not payload.is_eof():
+            await payload.wait_eof()
+        rec.t_closed = stream.t_eof if stream.t_eof is not None else perf() - t0
+
+
+class _Phases:
+    """Which deadline a request is under: its phase's own, or the total when that comes first."""
+
+    def __init__(self, total_deadline: float):
+        self.total_deadline = total_deadline
+        self.phase = "timeout_ttft"
+
+    def until(self, phase_deadline: float, phase: str) -> float:
+        if phase_deadline < self.total_deadline:
+            self.phase = phase
+            return phase_deadline
+        self.phase = "timeout_total"
+        return self.total_deadline
+
+
+@dataclass
+class _Exchange:
+    """What one request's reading left behind, for the cleanup after it."""
+
+    payload: Any = None
+    stream: _Stream | None = None
+
+
+def _record_failure(rec: RequestRecord, exc: Exception, phase: str, elapsed_s: float, now: float) -> None:
+    """The error class of an exception that ended a request; a timeout overwrites an error the stream recorded."""
+    if isinstance(exc, TimeoutError):
+        # aiohttp's own ServerTimeoutError: only sock_connect is set
+        cls = "timeout_connect" if isinstance(exc, aiohttp.ServerTimeoutError) else phase
+        _set_error(rec, cls, f"{cls} after {elapsed_s:.3f} s ({len(rec.events)} events)")
+    elif isinstance(exc, aiohttp.ClientConnectorError):
+        _set_error(rec, "connect_error", str(exc))
+    elif isinstance(exc, (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError,
+                          ConnectionError)):
+        _set_error(rec, "connect_error" if rec.t_headers is None else "truncated_stream",
+                   f"{type(exc).__name__}: {exc}")
+        rec.t_closed = now
+    elif isinstance(exc, aiohttp.ClientError):
+        _set_error(rec, "protocol_error", f"{type(exc).__name__}: {exc}")
+    else:
+        _set_error(rec, "protocol_error", f"unexpected client error {type(exc).__name__}: {exc}")
+
+
+def _judge_stream(rec: RequestRecord, stream: _Stream) -> None:
+    """The outcome of a stream that ended without a transport error."""
+    if not stream.final and stream.finish is None:
+        _set_error(rec, "truncated_stream", "the stream ended without a finish reason or a final event")
+    elif not stream.first_token:
+        _set_error(rec, "empty_output", "no token-bearing event")
+    else:
+        rec.outcome = FINISH_OUTCOMES.get(stream.finish or "", "finish_other")
 
 
 async def _read_json_answer(rec: RequestRecord, resp: aiohttp.ClientResponse, t0: float) -> None:
@@ -721,13 +751,7 @@ async def _run_load(target: Target, profile: Profile, body_for: Callable[[int], 
                     worker: int, start_at_perf: float | None, on_tick: Callable | None) -> RunRecord:
     # Everything slow to set up (the schedule, sessions, SSL contexts) is made before t0, so the first sends
     # are on time.
-    schedule = getattr(body_for, "schedule", None)  # a workload's own send offsets (a replayed trace)
-    if schedule is not None and not profile.open_loop:
-        raise ValueError(f"this workload brings its own schedule: run it with kind 'rate', not {profile.kind!r}")
-    if profile.open_loop:  # (send offsets, measured window)
-        plan = schedule(profile) if schedule is not None else profile.plan()
-    else:
-        plan = None
+    plan = _send_plan(profile, body_for)
     rx: dict = {}
     limit = profile.max_in_flight or 0  # 0: no connector cap (the profile's cap is enforced by the engine)
     connector = aiohttp.TCPConnector(limit=limit, limit_per_host=0, ttl_dns_cache=None,
@@ -756,21 +780,7 @@ async def _run_load(target: Target, profile: Profile, body_for: Callable[[int], 
         if scraper is not None:
             watchers.append(asyncio.create_task(_telemetry(run, record.telemetry, scraper)))
         try:
-            if profile.warmup_requests:
-                await _warmup(run, profile.warmup_requests)
-            base = run.now()
-            if plan is not None:
-                w_start, w_end, pending = await _open_loop(run, base, *plan)
-            else:
-                w_start, w_end, pending = await _closed_loop(run, base)
-            record.window = (w_start, w_end)
-            record.in_flight_at_window_end = run.in_flight
-            if pending:
-                _, still = await asyncio.wait(pending, timeout=profile.drain_timeout_s)
-                for task in still:
-                    task.cancel()
-                await asyncio.gather(*still, return_exceptions=True)
-                record.drain_timed_out = sum(1 for r in run.records if r.error == "drain_timeout")
+            await _drive(run, record, plan)
             if scraper is not None:
                 watchers[-1].cancel()
                 record.telemetry.append(await scrape(scraper, target, run.now(), {}))
@@ -790,6 +800,37 @@ async def _run_load(target: Target, profile: Profile, body_for: Callable[[int], 
                               "peak_in_flight": run.peak_in_flight, "profile": profile.describe(),
                               "read_times": "socket read" if stamped else "reader wake-up"}}
     return record
+
+
+def _send_plan(profile: Profile, body_for) -> tuple | None:
+    """An open-loop profile's (send offsets, measured window): a workload's own schedule (a replayed trace) or
+    the profile's; None for a closed loop."""
+    schedule = getattr(body_for, "schedule", None)
+    if schedule is not None and not profile.open_loop:
+        raise ValueError(f"this workload brings its own schedule: run it with kind 'rate', not {profile.kind!r}")
+    if not profile.open_loop:
+        return None
+    return schedule(profile) if schedule is not None else profile.plan()
+
+
+async def _drive(run: _Run, record: RunRecord, plan: tuple | None) -> None:
+    """Warm-up, the measured phase (open or closed loop), then the drain of what is still open."""
+    profile = run.profile
+    if profile.warmup_requests:
+        await _warmup(run, profile.warmup_requests)
+    base = run.now()
+    if plan is not None:
+        w_start, w_end, pending = await _open_loop(run, base, *plan)
+    else:
+        w_start, w_end, pending = await _closed_loop(run, base)
+    record.window = (w_start, w_end)
+    record.in_flight_at_window_end = run.in_flight
+    if pending:
+        _, still = await asyncio.wait(pending, timeout=profile.drain_timeout_s)
+        for task in still:
+            task.cancel()
+        await asyncio.gather(*still, return_exceptions=True)
+        record.drain_timed_out = sum(1 for r in run.records if r.error == "drain_timeout")
 
 
 def run_load_sync(target: Target, profile: Profile, body_for: Callable[[int], dict], *, telemetry: bool = True,
