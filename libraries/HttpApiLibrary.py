@@ -7,7 +7,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.api.types import Secret
 
-from LlamaServerLibrary import server_base_url
+from LlamaServerLibrary import server_base_url, server_headers
 from llamatest.http import checks, keepalive
 from llamatest.http.exchanges import label_of, naming, with_label
 from llamatest.http.explain import head, status_mismatch
@@ -185,7 +185,8 @@ class HttpApiLibrary:
         ``expected_status``; what became of the second request is checked with `Second Request Should Be Answered`.
         """
         base = server_base_url(server)
-        reuse = keepalive.two_requests(base, (method, path, body), ("GET", then, None), timeout=timeout)
+        reuse = keepalive.two_requests(base, (method, path, body), ("GET", then, None), timeout=timeout,
+                                       headers=server_headers(server))
         reuse = keepalive.numbered(reuse, body, join_url(base, then))
         logger.info(keepalive.reuse_html(reuse), html=True)
         first = reuse.first

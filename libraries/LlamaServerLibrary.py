@@ -165,7 +165,7 @@ class LlamaServerLibrary:
         server = self._pool.start(lambda: resolve_model(chosen.model), flags, alias=alias, timeout=timeout,
                                   external_ok=external is not None, env=env, output_dir=output_dir(),
                                   suite=_current_suite(), preset=chosen)
-        return self._started(server, f" from preset '{preset}'")
+        return self._started(server, f" from preset '{preset}'", keyless=api_key is not None)
 
     # ----- stop -----
     @keyword("Stop Llama Server")
@@ -232,6 +232,12 @@ class LlamaServerLibrary:
     def server_command_line(self, alias: str = SUITE) -> str:
         """Returns the exact command line, quoted for a shell; ``external server at URL`` for an external one."""
         return self._pool.get(alias).command_line
+
+    @keyword("Server Api Key")
+    def server_api_key(self, given: Secret, alias: str = SUITE) -> Secret:
+        """Returns the key the server ``alias`` accepts: ``given`` (the key it was started with) for a managed
+        server, ``$LLAMATEST_API_KEY`` for the external one."""
+        return _external_key() if self._pool.get(alias).external else given
 
     @keyword("Server Preset")
     def server_preset(self, alias: str = SUITE) -> _presets.Preset:
@@ -305,8 +311,9 @@ class LlamaServerLibrary:
 
     # ----- logging -----
     @staticmethod
-    def _started(server: Server, origin: str = "") -> str:
-        if server.external:
+    def _started(server: Server, origin: str = "", keyless: bool = False) -> str:
+        """``keyless``: a suite that asked for a keyed server sends the keys itself, to the external one too."""
+        if server.external and not keyless:
             server.headers = _target.auth_headers(_external_key().value)
         open_session(server.alias, server.url, **({"headers": server.headers} if server.headers else {}))
         command = _htmllog.details("command line", _htmllog.pre(server.command_line))

@@ -3,11 +3,12 @@ Documentation       `--api-key` with two keys: protected routes answer only with
 ...                 `Authorization: Bearer KEY`, as a bare `Authorization: KEY`, or as `X-Api-Key: KEY`; a missing,
 ...                 wrong, empty or differently cased key gets 401 with the exact `authentication_error` object;
 ...                 `/health` stays public; the keys never show in the command line or the server log.
+...                 Managed only: the tests send the two keys the suite starts its server with.
 Resource            ../../resources/security.resource
 Suite Setup         Start Keyed Server    ${API_KEY}    ${SECOND_KEY}
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           security
+Test Tags           security    needs:managed
 
 
 *** Variables ***
