@@ -239,6 +239,15 @@ class LlamaServerLibrary:
         server, ``$LLAMATEST_API_KEY`` for the external one."""
         return _external_key() if self._pool.get(alias).external else given
 
+    @keyword("Server Model")
+    def server_model(self, alias: str = SUITE) -> str:
+        """Returns the model the server runs, as `Model Metadata` takes it: the preset's model name, or for the
+        external server the ``model_path`` of its ``/props`` (a file on this machine only if it runs here)."""
+        server = self._pool.get(alias)
+        if server.external:
+            return str(_target.external_target().props.get("model_path") or "")
+        return self.server_preset(alias).model
+
     @keyword("Server Preset")
     def server_preset(self, alias: str = SUITE) -> _presets.Preset:
         """Returns the preset the server was started from, with the overrides of `Start Preset Server`.

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 import requests
 
@@ -144,6 +144,14 @@ def _template_cap(cap: str) -> Callable[[Target], str | None]:
     return check
 
 
+def _model_file(target: Target) -> str | None:
+    """A managed server's model is ours; an external one's is its ``model_path``, if this machine can read it."""
+    if target.managed:
+        return None
+    path = str(target.props.get("model_path") or "")
+    return None if path and Path(path).is_file() else f"its model_path {path or '(none)'} is not a file here"
+
+
 def _api_key(target: Target) -> str | None:
     """A server that refuses a request without a key, and whose key this run knows (``$LLAMATEST_API_KEY``)."""
     code = target.status("GET", "/v1/models", keyless=True)
@@ -198,6 +206,8 @@ VOCABULARY: dict[str, Capability] = {c.name: c for c in (
                _slots_at_least(2)),
     Capability("tools", "a chat template that supports tools (chat_template_caps in /props)",
                "a chat template with tool calls", _template_cap("supports_tools")),
+    Capability("model-file", "the server's model file is readable here (for an external server: model_path "
+               "in /props), so its GGUF metadata is the expectation", "the model file on this machine", _model_file),
     Capability("api-key", "the server refuses requests without an API key (--api-key), and this run knows "
                "the key (LLAMATEST_API_KEY for an external server)", "--api-key", _api_key),
 )}
