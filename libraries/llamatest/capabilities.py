@@ -215,7 +215,8 @@ VOCABULARY: dict[str, Capability] = {c.name: c for c in (
 # Flags a suite's server must have, and the capability that shows an external server has them. Any
 # other flag cannot be discovered from outside: a suite that passes one needs a managed server.
 FLAG_NEEDS = {"--metrics": "metrics", "--embeddings": "embeddings", "--embedding": "embeddings",
-              "--reranking": "reranking", "--rerank": "reranking", "--slot-save-path": "slot-save", "--api-key": "api-key"}
+              "--reranking": "reranking", "--rerank": "reranking", "--slot-save-path": "slot-save",
+              "--api-key": "api-key"}
 NEUTRAL_FLAGS = ("--ctx-size", "--parallel")  # every preset sets them; tests that rely on them say so
 
 

@@ -30,13 +30,15 @@ Answer Is A Typed Chat Completion
 
 Max Tokens Gives That Many Tokens And Finish Reason Length
     ${messages} =    User Messages    ${QUESTION}
-    ${answer} =    OpenAI Call    chat.completions.create    messages=${messages}    max_tokens=${5}    extra_body=${IGNORE_EOS}
+    ${answer} =    OpenAI Call    chat.completions.create    messages=${messages}    max_tokens=${5}
+    ...    extra_body=${IGNORE_EOS}
     Should Be Equal    ${answer.choices[0].finish_reason}    length
     Should Be Equal As Integers    ${answer.usage.completion_tokens}    5
 
 Max Completion Tokens Limits The Answer Like Max Tokens
     ${messages} =    User Messages    ${QUESTION}
-    ${answer} =    OpenAI Call    chat.completions.create    messages=${messages}    max_completion_tokens=${3}    extra_body=${IGNORE_EOS}
+    ${answer} =    OpenAI Call    chat.completions.create    messages=${messages}    max_completion_tokens=${3}
+    ...    extra_body=${IGNORE_EOS}
     Should Be Equal    ${answer.choices[0].finish_reason}    length
     Should Be Equal As Integers    ${answer.usage.completion_tokens}    3
 
