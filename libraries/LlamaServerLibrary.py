@@ -321,10 +321,12 @@ class LlamaServerLibrary:
     # ----- logging -----
     @staticmethod
     def _started(server: Server, origin: str = "", keyless: bool = False) -> str:
-        """``keyless``: a suite that asked for a keyed server sends the keys itself, to the external one too."""
-        if server.external and not keyless:
+        """``keyless``: a suite that asked for a keyed server sends the keys itself, so its session carries none
+        (the harness's own requests to an external server still do)."""
+        if server.external:
             server.headers = _target.auth_headers(_external_key().value)
-        open_session(server.alias, server.url, **({"headers": server.headers} if server.headers else {}))
+        session_headers = {} if keyless else server.headers
+        open_session(server.alias, server.url, **({"headers": session_headers} if session_headers else {}))
         command = _htmllog.details("command line", _htmllog.pre(server.command_line))
         if server.external:
             logger.info(f"using external llama-server at {_htmllog.escape(server.url)} as "
