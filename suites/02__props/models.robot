@@ -37,6 +37,15 @@ Props Chat Template Is The One Stored In The Model
     ${props} =    Get Props
     Json Field Should Be    ${props}    chat_template    ${MODEL}[chat_template]
 
+Props Bos Token Is The Model's Bos
+    ${props} =    Get Props
+    ${tokens} =    Tokenize    ${props.json()}[bos_token]    parse_special=${True}
+    Should Be Equal    ${tokens}    ${{ [$MODEL["bos_token_id"]] }}
+
+Props Eos Token Is The Model's Eos
+    ${eos} =    End Of Sequence Token
+    Should Be Equal    ${eos}    ${MODEL}[eos_token_id]
+
 Models Route Without V1 Gives The Same List
     ${v1} =    Get Models    /v1/models
     ${plain} =    Get Models    /models

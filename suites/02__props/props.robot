@@ -14,10 +14,6 @@ Total Slots Equal The Preset's Slots                    total_slots             
     [Tags]    needs:managed
 Slot Context Splits The Context Across Slots            default_generation_settings.n_ctx    ${PRESET.n_ctx_per_slot}
     [Tags]    needs:managed
-Bos Token Is The Model's Bos                            bos_token                            <s>
-    [Tags]    needs:managed
-Eos Token Is The Model's Eos                            eos_token                            </s>
-    [Tags]    needs:managed
 Slots Endpoint Is On By Default                         endpoint_slots                       ${True}
     [Tags]    needs:default-routes
 Metrics Endpoint Is Off By Default                      endpoint_metrics                     ${False}

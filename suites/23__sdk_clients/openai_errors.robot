@@ -6,6 +6,7 @@ Documentation       The OpenAI SDK's error classes for what the server answers: 
 ...                 clients never retry (`max_retries=0`), so each test sees the first answer.
 ...                 Reference: https://platform.openai.com/docs/guides/error-codes
 Resource            ../../resources/clients.resource
+Resource            ../../resources/props.resource
 Suite Setup         Start Servers With And Without A Key
 Suite Teardown      Stop Servers For Suite
 Test Timeout        1 minute
@@ -33,8 +34,10 @@ Messages That Are Not A List Raise Bad Request Error
 
 Prompt Beyond The Context Raises Bad Request Error
     [Documentation]    The type is llama-server's own (`exceed_context_size_error`); OpenAI's reference names none.
-    [Tags]    build-specific    needs:managed    builds:9905-
-    ${messages} =    User Messages    ${{ "hello " * 600 }}
+    ...    The prompt has one word more than the slot has tokens, so it exceeds any model's context.
+    [Tags]    build-specific    builds:9905-
+    ${n_ctx} =    Slot Context Size
+    ${messages} =    User Messages    ${{ "hello " * ($n_ctx + 1) }}
     ${error} =    OpenAI Call Should Fail    chat.completions.create    messages=${messages}    max_tokens=${1}
     SDK Error Should Be    ${error}    BadRequestError    400    exceed_context_size_error
     ...    message_contains=exceeds the available context size
@@ -83,10 +86,10 @@ No Server Raises API Connection Error
     Should Be Typed    ${error}    APIConnectionError
 
 Answer Slower Than The Timeout Raises API Timeout Error
-    [Tags]    needs:tiny
+    [Documentation]    400 tokens (`ignore_eos`: on any model) take far longer than 5 ms.
     ${messages} =    User Messages    ${QUESTION}
     ${error} =    OpenAI Call Should Fail    chat.completions.create    messages=${messages}    max_tokens=${400}
-    ...    timeout=${0.005}
+    ...    timeout=${0.005}    extra_body=${{ {"ignore_eos": True} }}
     Should Be Typed    ${error}    APITimeoutError
 
 
