@@ -103,10 +103,10 @@ N Is An Alias Of N Cmpl
 N Cmpl Copies Run On Distinct Slots
     [Tags]    needs:multi-slot
     ${results} =    Complete    ${PROMPT}    n_predict=${N}    n_cmpl=${2}    ignore_eos=${True}
-    ${slots} =    Field Of Each    ${results}    id_slot
-    Length Should Be    ${{ set($slots) }}    2    the copies ran on slots ${slots}
-    Should Contain    ${{ list(range($SLOTS)) }}    ${slots}[0]
-    Should Contain    ${{ list(range($SLOTS)) }}    ${slots}[1]
+    ${used} =    Field Of Each    ${results}    id_slot
+    Length Should Be    ${{ set($used) }}    2    the copies ran on slots ${used}
+    Should Contain    ${{ list(range($SLOTS)) }}    ${used}[0]
+    Should Contain    ${{ list(range($SLOTS)) }}    ${used}[1]
 
 Several Prompts With N Cmpl Give Every Prompt N Times
     [Tags]    needs:tiny
