@@ -94,6 +94,14 @@ class HttpApiLibrary:
         value = key.value if isinstance(key, Secret) else key
         open_session(alias, server_base_url(server), headers={header: f"{scheme} {value}" if scheme else value})
 
+    @keyword("Key In Another Case")
+    def key_in_another_case(self, key: Secret) -> Secret:
+        """Returns ``key`` with the case of every letter swapped, as a secret too; fails for a key without letters."""
+        swapped = key.value.swapcase()
+        if swapped == key.value:
+            raise AssertionError("the key has no letters: no key in another case can be made of it")
+        return Secret(swapped)
+
     @keyword("Error Response Should Be")
     def error_response_should_be(self, resp, status: int, type: str, message: str | None = None,
                                  message_contains: str | None = None) -> None:

@@ -137,10 +137,10 @@ def _slots_at_least(count: int) -> Callable[[Target], str | None]:
     return check
 
 
-def _template_cap(cap: str) -> Callable[[Target], str | None]:
+def _template_cap(cap: str, want: bool = True) -> Callable[[Target], str | None]:
     def check(target: Target) -> str | None:
         caps = target.props.get("chat_template_caps") or {}
-        return None if caps.get(cap) is True else f"its chat template has {cap} {caps.get(cap, 'unknown')}"
+        return None if caps.get(cap) is want else f"its chat template has {cap} {caps.get(cap, 'unknown')}"
     return check
 
 
@@ -206,6 +206,8 @@ VOCABULARY: dict[str, Capability] = {c.name: c for c in (
                _slots_at_least(2)),
     Capability("tools", "a chat template that supports tools (chat_template_caps in /props)",
                "a chat template with tool calls", _template_cap("supports_tools")),
+    Capability("no-tools", "a chat template without tool support (chat_template_caps in /props)",
+               "a chat template without tool calls", _template_cap("supports_tools", want=False)),
     Capability("model-file", "the server's model file is readable here (for an external server: model_path "
                "in /props), so its GGUF metadata is the expectation", "the model file on this machine", _model_file),
     Capability("api-key", "the server refuses requests without an API key (--api-key), and this run knows "

@@ -158,3 +158,9 @@ def test_the_model_file_of_an_external_server_counts_only_when_it_is_readable_he
     assert capabilities.missing(with_props({"model_path": "/gpu-box/m.gguf"}), ["model-file"]) == \
         "needs the model file on this machine: its model_path /gpu-box/m.gguf is not a file here"
     assert capabilities.missing(with_props({}, managed=True, model="tiny"), ["model-file"]) is None
+
+
+def test_a_template_without_tool_support_is_its_own_capability():
+    assert capabilities.missing(with_props({"chat_template_caps": {"supports_tools": False}}), ["no-tools"]) is None
+    assert capabilities.missing(with_props({"chat_template_caps": {"supports_tools": True}}), ["no-tools"]) == \
+        "needs a chat template without tool calls: its chat template has supports_tools True"
