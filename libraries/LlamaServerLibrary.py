@@ -248,6 +248,12 @@ class LlamaServerLibrary:
             return str(_target.external_target().props.get("model_path") or "")
         return self.server_preset(alias).model
 
+    @keyword("Server Wants A Key")
+    def server_wants_a_key(self, alias: str = SUITE) -> bool:
+        """True when the server refuses requests without a key (``needs:api-key``): a managed one started with
+        ``--api-key``, or the external one that answers 401 without its key."""
+        return _capabilities.missing(self.capability_target(alias), ["api-key"]) is None
+
     @keyword("Server Preset")
     def server_preset(self, alias: str = SUITE) -> _presets.Preset:
         """Returns the preset the server was started from, with the overrides of `Start Preset Server`.

@@ -7,7 +7,7 @@ Documentation       The OpenAI SDK's error classes for what the server answers: 
 ...                 Reference: https://platform.openai.com/docs/guides/error-codes
 Resource            ../../resources/clients.resource
 Resource            ../../resources/props.resource
-Suite Setup         Start Servers With And Without A Key
+Suite Setup         Start SDK Servers With And Without A Key    ${KEY}
 Suite Teardown      Stop Servers For Suite
 Test Timeout        1 minute
 Test Tags           sdk    errors
@@ -47,17 +47,15 @@ Route The Server Lacks Raises Not Found Error
     SDK Error Should Be    ${error}    NotFoundError    404    not_found_error    message=File Not Found
 
 Wrong Key Raises Authentication Error
-    [Tags]    needs:managed
     ${messages} =    User Messages    ${QUESTION}
-    ${error} =    OpenAI Call Should Fail    chat.completions.create    server=keyed    api_key=not-${KEY}
+    ${error} =    OpenAI Call Should Fail    chat.completions.create    server=${KEYED}    api_key=not-${KEY}
     ...    model=any    messages=${messages}    max_tokens=${1}
     SDK Error Should Be    ${error}    AuthenticationError    401    authentication_error    message=Invalid API Key
 
 Right Key Is Accepted
-    [Tags]    needs:managed
     ${messages} =    User Messages    ${QUESTION}
-    ${answer} =    OpenAI Call    chat.completions.create    server=keyed    api_key=${KEY}    messages=${messages}
-    ...    max_tokens=${1}
+    ${answer} =    OpenAI Call    chat.completions.create    server=${KEYED}    api_key=${RIGHT_KEY}
+    ...    messages=${messages}    max_tokens=${1}
     Should Be Typed    ${answer}    ChatCompletion
 
 Image Input On A Text Model Raises Internal Server Error
@@ -91,10 +89,3 @@ Answer Slower Than The Timeout Raises API Timeout Error
     ${error} =    OpenAI Call Should Fail    chat.completions.create    messages=${messages}    max_tokens=${400}
     ...    timeout=${0.005}    extra_body=${{ {"ignore_eos": True} }}
     Should Be Typed    ${error}    APITimeoutError
-
-
-*** Keywords ***
-Start Servers With And Without A Key
-    [Documentation]    The suite's server, without a key, and `keyed`, started with `--api-key ${KEY}`.
-    Start SDK Suite Server    tiny-1-slot
-    Start Preset Server    tiny-1-slot    alias=keyed    api_key=${KEY}
