@@ -110,5 +110,9 @@ def _read_metadata(path: str, _mtime_ns: int, _size: int) -> dict:
         # llama.cpp's default when the file does not say: a SentencePiece ("llama") vocabulary adds the space.
         "add_space_prefix": _first_known(field("tokenizer.ggml.add_space_prefix"),
                                          field("tokenizer.ggml.model") == "llama"),
+        # None when neither the file nor the vocabulary type says (a BPE vocabulary's default varies).
+        "add_bos_token": _first_known(field("tokenizer.ggml.add_bos_token"),
+                                      {"llama": True, "bert": True, "t5": False, "rwkv": False}.get(
+                                          field("tokenizer.ggml.model"))),
         "size": _size,
     }
