@@ -85,11 +85,6 @@ Token Id Outside The Vocabulary Is Refused As A Client Error
 
 
 *** Keywords ***
-Space Prefix Of The Model
-    [Documentation]    A space when the model's file says its tokenizer adds one before the text, else empty.
-    ${meta} =    Suite Model Metadata
-    RETURN    ${{ " " if $meta["add_space_prefix"] else "" }}
-
 Bos Tokens Added By The Model
     [Documentation]    `[BOS id]` when the model's file says `add_special` prepends BOS, else `[]`; a skip when the
     ...    file does not say.
