@@ -15,7 +15,7 @@ from llamatest.http.response import Response, as_response, json_of
 from llamatest.http.session import open_session
 from llamatest.textutil import join_url
 from llamatest.unicode import token_text_mismatches
-from robot_glue import server_base_url
+from robot_glue import server_base_url, server_headers
 
 
 @library(scope="GLOBAL", version="0.2", doc_format="ROBOT")
@@ -93,6 +93,14 @@ class HttpApiLibrary:
         """
         value = key.value if isinstance(key, Secret) else key
         open_session(alias, server_base_url(server), headers={header: f"{scheme} {value}" if scheme else value})
+
+    @keyword("Key In Another Case")
+    def key_in_another_case(self, key: Secret) -> Secret:
+        """Returns ``key`` with the case of every letter swapped, as a secret too; fails for a key without letters."""
+        swapped = key.value.swapcase()
+        if swapped == key.value:
+            raise AssertionError("the key has no letters: no key in another case can be made of it")
+        return Secret(swapped)
 
     @keyword("Error Response Should Be")
     def error_response_should_be(self, resp, status: int, type: str, message: str | None = None,
@@ -185,7 +193,8 @@ class HttpApiLibrary:
         ``expected_status``; what became of the second request is checked with `Second Request Should Be Answered`.
         """
         base = server_base_url(server)
-        reuse = keepalive.two_requests(base, (method, path, body), ("GET", then, None), timeout=timeout)
+        reuse = keepalive.two_requests(base, (method, path, body), ("GET", then, None), timeout=timeout,
+                                       headers=server_headers(server))
         reuse = keepalive.numbered(reuse, body, join_url(base, then))
         logger.info(keepalive.reuse_html(reuse), html=True)
         first = reuse.first

@@ -163,7 +163,7 @@ class LlamaServerLibrary:
         server = self._pool.start(lambda: resolve_model(chosen.model), flags, alias=alias, timeout=timeout,
                                   external_ok=external is not None, env=env, output_dir=output_dir(),
                                   suite=current_suite(), preset=chosen)
-        return self._started(server, f" from preset '{preset}'")
+        return self._started(server, f" from preset '{preset}'", keyless=api_key is not None)
 
     # ----- stop -----
     @keyword("Stop Llama Server")
@@ -230,6 +230,27 @@ class LlamaServerLibrary:
     def server_command_line(self, alias: str = SUITE) -> str:
         """Returns the exact command line, quoted for a shell; ``external server at URL`` for an external one."""
         return self._pool.get(alias).command_line
+
+    @keyword("Server Api Key")
+    def server_api_key(self, given: Secret, alias: str = SUITE) -> Secret:
+        """Returns the key the server ``alias`` accepts: ``given`` (the key it was started with) for a managed
+        server, ``$LLAMATEST_API_KEY`` for the external one."""
+        return _external_key() if self._pool.get(alias).external else given
+
+    @keyword("Server Model")
+    def server_model(self, alias: str = SUITE) -> str:
+        """Returns the model the server runs, as `Model Metadata` takes it: the preset's model name, or for the
+        external server the ``model_path`` of its ``/props`` (a file on this machine only if it runs here)."""
+        server = self._pool.get(alias)
+        if server.external:
+            return str(_target.external_target().props.get("model_path") or "")
+        return self.server_preset(alias).model
+
+    @keyword("Server Wants A Key")
+    def server_wants_a_key(self, alias: str = SUITE) -> bool:
+        """True when the server refuses requests without a key (``needs:api-key``): a managed one started with
+        ``--api-key``, or the external one that answers 401 without its key."""
+        return _capabilities.missing(self.capability_target(alias), ["api-key"]) is None
 
     @keyword("Server Preset")
     def server_preset(self, alias: str = SUITE) -> _presets.Preset:
@@ -303,10 +324,13 @@ class LlamaServerLibrary:
 
     # ----- logging -----
     @staticmethod
-    def _started(server: Server, origin: str = "") -> str:
+    def _started(server: Server, origin: str = "", keyless: bool = False) -> str:
+        """``keyless``: a suite that asked for a keyed server sends the keys itself, so its session carries none
+        (the harness's own requests to an external server still do)."""
         if server.external:
             server.headers = _target.auth_headers(_external_key().value)
-        open_session(server.alias, server.url, **({"headers": server.headers} if server.headers else {}))
+        session_headers = {} if keyless else server.headers
+        open_session(server.alias, server.url, **({"headers": session_headers} if session_headers else {}))
         command = _htmllog.details("command line", _htmllog.pre(server.command_line))
         if server.external:
             logger.info(f"using external llama-server at {_htmllog.escape(server.url)} as "

@@ -60,7 +60,8 @@ class ModelLibrary:
 
         Keys: ``path``, ``architecture``, ``name``, ``n_ctx_train``, ``n_embd``, ``n_vocab``,
         ``n_params`` (sum of tensor elements), ``bos_token_id``, ``eos_token_id``,
-        ``chat_template``, ``size`` (bytes).
+        ``chat_template``, ``add_space_prefix`` (whether tokenizing puts a space before the text), ``add_bos_token``
+        (whether ``add_special`` prepends BOS; None when the file does not say), ``size`` (bytes).
         """
         return read_metadata(resolve_model(name))
 

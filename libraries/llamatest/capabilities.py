@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 import requests
 
@@ -59,19 +59,20 @@ class Target:
             return {}
         return body if isinstance(body, dict) else {}
 
-    def status(self, method: str, path: str) -> int:
+    def status(self, method: str, path: str, keyless: bool = False) -> int:
         """The status of one request that changes nothing (an empty JSON body for POST); 0: no answer.
 
-        Asked once per server."""
-        if (method, path) not in self._statuses:
+        ``keyless``: sent without the key. Asked once per server."""
+        probe = (method, path, keyless)
+        if probe not in self._statuses:
             body = {} if method == "POST" else None
             try:
-                self._statuses[method, path] = requests.request(
-                    method, join_url(self.url, path), json=body, headers=self.headers,
+                self._statuses[probe] = requests.request(
+                    method, join_url(self.url, path), json=body, headers={} if keyless else self.headers,
                     timeout=PROBE_TIMEOUT_S).status_code
             except requests.RequestException:
-                self._statuses[method, path] = 0
-        return self._statuses[method, path]
+                self._statuses[probe] = 0
+        return self._statuses[probe]
 
     @property
     def model_file(self) -> str:
@@ -136,11 +137,27 @@ def _slots_at_least(count: int) -> Callable[[Target], str | None]:
     return check
 
 
-def _template_cap(cap: str) -> Callable[[Target], str | None]:
+def _template_cap(cap: str, want: bool = True) -> Callable[[Target], str | None]:
     def check(target: Target) -> str | None:
         caps = target.props.get("chat_template_caps") or {}
-        return None if caps.get(cap) is True else f"its chat template has {cap} {caps.get(cap, 'unknown')}"
+        return None if caps.get(cap) is want else f"its chat template has {cap} {caps.get(cap, 'unknown')}"
     return check
+
+
+def _model_file(target: Target) -> str | None:
+    """A managed server's model is ours; an external one's is its ``model_path``, if this machine can read it."""
+    if target.managed:
+        return None
+    path = str(target.props.get("model_path") or "")
+    return None if path and Path(path).is_file() else f"its model_path {path or '(none)'} is not a file here"
+
+
+def _api_key(target: Target) -> str | None:
+    """A server that refuses a request without a key, and whose key this run knows (``$LLAMATEST_API_KEY``)."""
+    code = target.status("GET", "/v1/models", keyless=True)
+    if code != 401:
+        return f"this server answers GET /v1/models without a key with {code or 'nothing'}"
+    return None if target.headers else "this server wants a key, and LLAMATEST_API_KEY is not set"
 
 
 def _default_routes(target: Target) -> str | None:
@@ -189,12 +206,19 @@ VOCABULARY: dict[str, Capability] = {c.name: c for c in (
                _slots_at_least(2)),
     Capability("tools", "a chat template that supports tools (chat_template_caps in /props)",
                "a chat template with tool calls", _template_cap("supports_tools")),
+    Capability("no-tools", "a chat template without tool support (chat_template_caps in /props)",
+               "a chat template without tool calls", _template_cap("supports_tools", want=False)),
+    Capability("model-file", "the server's model file is readable here (for an external server: model_path "
+               "in /props), so its GGUF metadata is the expectation", "the model file on this machine", _model_file),
+    Capability("api-key", "the server refuses requests without an API key (--api-key), and this run knows "
+               "the key (LLAMATEST_API_KEY for an external server)", "--api-key", _api_key),
 )}
 
 # Flags a suite's server must have, and the capability that shows an external server has them. Any
 # other flag cannot be discovered from outside: a suite that passes one needs a managed server.
 FLAG_NEEDS = {"--metrics": "metrics", "--embeddings": "embeddings", "--embedding": "embeddings",
-              "--reranking": "reranking", "--rerank": "reranking", "--slot-save-path": "slot-save"}
+              "--reranking": "reranking", "--rerank": "reranking", "--slot-save-path": "slot-save",
+              "--api-key": "api-key"}
 NEUTRAL_FLAGS = ("--ctx-size", "--parallel")  # every preset sets them; tests that rely on them say so
 
 

@@ -1,11 +1,12 @@
 *** Settings ***
-Documentation       The model list (`/v1/models`, `/models`) and the build: what the server reports about the
-...                 loaded model must match the GGUF file itself.
+Documentation       The model list (`/v1/models`, `/models`), `/props` and the build: what the server reports about
+...                 the loaded model must match the GGUF file itself (read here: an external server's file too, when
+...                 it runs on this machine).
 Resource            ../../resources/props.resource
 Suite Setup         Start Models Server
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           props    needs:managed
+Test Tags           props    needs:model-file
 
 
 *** Test Cases ***
@@ -27,6 +28,23 @@ V1 Models Meta Matches The GGUF File
     Json Field Should Be    ${models}    data.0.meta.n_vocab    ${MODEL}[n_vocab]
     Json Field Should Be    ${models}    data.0.meta.n_params    ${MODEL}[n_params]
     Json Field Should Be    ${models}    data.0.meta.n_embd    ${MODEL}[n_embd]
+
+Props Model Path Is The File The Server Was Started On
+    ${props} =    Get Props
+    Json Field Should Be    ${props}    model_path    ${MODEL}[path]
+
+Props Chat Template Is The One Stored In The Model
+    ${props} =    Get Props
+    Json Field Should Be    ${props}    chat_template    ${MODEL}[chat_template]
+
+Props Bos Token Is The Model's Bos
+    ${props} =    Get Props
+    ${tokens} =    Tokenize    ${props.json()}[bos_token]    parse_special=${True}
+    Should Be Equal    ${tokens}    ${{ [$MODEL["bos_token_id"]] }}
+
+Props Eos Token Is The Model's Eos
+    ${eos} =    End Of Sequence Token
+    Should Be Equal    ${eos}    ${MODEL}[eos_token_id]
 
 Models Route Without V1 Gives The Same List
     ${v1} =    Get Models    /v1/models

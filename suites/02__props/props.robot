@@ -1,6 +1,6 @@
 *** Settings ***
 Documentation       GET /props: what the server reports about its slots, context, model and endpoint gates must
-...                 match the preset it was started from and the GGUF file itself.
+...                 match the preset it was started from (the model file's own reports are in `models.robot`).
 Resource            ../../resources/props.resource
 Suite Setup         Start Props Server
 Suite Teardown      Stop Servers For Suite
@@ -14,14 +14,6 @@ Total Slots Equal The Preset's Slots                    total_slots             
     [Tags]    needs:managed
 Slot Context Splits The Context Across Slots            default_generation_settings.n_ctx    ${PRESET.n_ctx_per_slot}
     [Tags]    needs:managed
-Model Path Is The File The Server Was Started On        model_path                           ${MODEL}[path]
-    [Tags]    needs:managed
-Chat Template Is The One Stored In The Model            chat_template                        ${MODEL}[chat_template]
-    [Tags]    needs:managed
-Bos Token Is The Model's Bos                            bos_token                            <s>
-    [Tags]    needs:managed
-Eos Token Is The Model's Eos                            eos_token                            </s>
-    [Tags]    needs:managed
 Slots Endpoint Is On By Default                         endpoint_slots                       ${True}
     [Tags]    needs:default-routes
 Metrics Endpoint Is Off By Default                      endpoint_metrics                     ${False}
@@ -33,12 +25,10 @@ Props Endpoint Is Read Only By Default                  endpoint_props          
 *** Keywords ***
 Start Props Server
     [Documentation]    Starts `tiny` with a slot count and context that no default would give, and keeps the
-    ...    preset in `${PRESET}` and the GGUF file's own metadata in `${MODEL}` to compare the reports with.
+    ...    preset in `${PRESET}` to compare the reports with.
     Start Server For Suite    tiny-3-slots
     ${preset} =    Server Preset
-    ${meta} =    Suite Model Metadata
     VAR    ${PRESET}    ${preset}    scope=SUITE    # robocop: off=no-suite-variable
-    VAR    ${MODEL}    ${meta}    scope=SUITE    # robocop: off=no-suite-variable
 
 Props Field Should Be
     [Documentation]    GETs /props and compares one field exactly.

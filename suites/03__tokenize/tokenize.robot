@@ -1,7 +1,9 @@
 *** Settings ***
 Documentation       /tokenize and /detokenize on `tiny`'s SentencePiece vocabulary with byte fallback:
-...                 round trips, pieces, raw byte pieces, BOS and special-token parsing.
+...                 round trips, pieces, raw byte pieces, BOS and special-token parsing. Round trips and pieces
+...                 hold on any model whose file is readable here: the space prefix comes from the file.
 Resource            ../../resources/tokenize.resource
+Resource            ../../resources/props.resource
 Suite Setup         Start Server For Suite    tiny-1-slot
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
@@ -14,24 +16,28 @@ ${UNICODE}      héllo wörld ✓ 日本
 
 
 *** Test Cases ***
-Round Trip Restores The Text With The SentencePiece Space Prefix
-    [Documentation]    The vocabulary adds a space prefix (SentencePiece `▁`), which detokenize keeps.
-    [Tags]    needs:tiny
+Round Trip Restores The Text With The Model's Space Prefix
+    [Documentation]    A vocabulary that adds a space prefix (SentencePiece `▁`: tiny) gets it back from detokenize.
+    [Tags]    needs:model-file
+    ${prefix} =    Space Prefix Of The Model
     ${tokens} =    Tokenize    ${TEXT}
     ${restored} =    Detokenize    ${tokens}
-    Should Be Equal    ${restored}    ${SPACE}${TEXT}
+    Should Be Equal    ${restored}    ${prefix}${TEXT}
 
-Round Trip Restores Non Ascii Text Through Byte Tokens
-    [Tags]    needs:tiny
+Round Trip Restores Non Ascii Text
+    [Documentation]    On tiny through byte tokens.
+    [Tags]    needs:model-file
+    ${prefix} =    Space Prefix Of The Model
     ${tokens} =    Tokenize    ${UNICODE}
     ${restored} =    Detokenize    ${tokens}
-    Should Be Equal    ${restored}    ${SPACE}${UNICODE}
+    Should Be Equal    ${restored}    ${prefix}${UNICODE}
 
 Pieces Concatenate To The Text
-    [Tags]    needs:tiny
+    [Tags]    needs:model-file
+    ${prefix} =    Space Prefix Of The Model
     ${tokens} =    Tokenize    ${TEXT}    with_pieces=${True}
     ${ids} =    Tokenize    ${TEXT}
-    Token Pieces Should Concatenate To    ${tokens}    ${SPACE}${TEXT}
+    Token Pieces Should Concatenate To    ${tokens}    ${prefix}${TEXT}
     Token Ids Should Be    ${tokens}    ${ids}
 
 Pieces That Are Not Valid Utf8 Come Back As Byte Arrays
@@ -42,12 +48,13 @@ Pieces That Are Not Valid Utf8 Come Back As Byte Arrays
     Json Field Should Be    ${tokens}    1.piece    ${bytes}[0:1]
     Json Field Should Be    ${tokens}    2.piece    ${bytes}[1:2]
 
-Add Special Prepends The Bos Token
-    [Tags]    needs:tiny
-    ${meta} =    Model Metadata    tiny
+Add Special Prepends The Bos Token When The Model Adds One
+    [Documentation]    tiny adds one; SmolLM2 does not.
+    [Tags]    needs:model-file
+    ${bos} =    Bos Tokens Added By The Model
     ${plain} =    Tokenize    ${TEXT}
     ${special} =    Tokenize    ${TEXT}    add_special=${True}
-    Should Be Equal    ${special}    ${{ [$meta["bos_token_id"]] + $plain }}
+    Should Be Equal    ${special}    ${{ $bos + $plain }}
 
 Special Token Text Is One Token Only When Parsed As Special
     ${parsed} =    Tokenize    <|im_start|>    parse_special=${True}
@@ -75,3 +82,12 @@ Token Id Outside The Vocabulary Is Refused As A Client Error
     ${resp} =    Request Detokenize    ${{ [1, $meta["n_vocab"]] }}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error
     Media Type Should Be    ${resp}    application/json
+
+
+*** Keywords ***
+Bos Tokens Added By The Model
+    [Documentation]    `[BOS id]` when the model's file says `add_special` prepends BOS, else `[]`; a skip when the
+    ...    file does not say.
+    ${meta} =    Suite Model Metadata
+    Skip If    $meta["add_bos_token"] is None    the model file does not say whether it adds BOS
+    RETURN    ${{ [$meta["bos_token_id"]] if $meta["add_bos_token"] else [] }}

@@ -14,7 +14,6 @@ Test Tags           completion
 
 *** Variables ***
 ${PROMPT}       hello world
-${EOS_ID}       2
 
 
 *** Test Cases ***
@@ -71,14 +70,14 @@ Stop Word Cuts The Output Before It
     Json Field Should Be    ${out}    stopping_word    ${stop}
 
 Forced Eos Ends Generation Early
-    [Tags]    needs:tiny
-    ${out} =    Complete    ${PROMPT}    n_predict=${16}    logit_bias=${{ [[${EOS_ID}, 1000]] }}
+    ${eos} =    End Of Sequence Token
+    ${out} =    Complete    ${PROMPT}    n_predict=${16}    logit_bias=${{ [[$eos, 1000]] }}
     Json Field Should Be    ${out}    stop_type    eos
     Should Be True    $out["tokens_predicted"] < 16
 
 Ignore Eos Runs To N Predict Despite Forced Eos
-    [Tags]    needs:tiny
-    ${out} =    Complete    ${PROMPT}    n_predict=${16}    logit_bias=${{ [[${EOS_ID}, 1000]] }}
+    ${eos} =    End Of Sequence Token
+    ${out} =    Complete    ${PROMPT}    n_predict=${16}    logit_bias=${{ [[$eos, 1000]] }}
     ...    ignore_eos=${True}
     Json Field Should Be    ${out}    stop_type    limit
     Json Field Should Be    ${out}    tokens_predicted    ${16}

@@ -2,15 +2,16 @@
 Documentation       Native /completion `logit_bias` in every form the server accepts: a map `{"id": bias}`, pairs
 ...                 `[[id, bias]]`, and token text instead of an id (the server tokenizes it and biases each of
 ...                 its tokens), with `false` (ban) or a large negative bias. Each test first asks without bias
-...                 and takes the token `tiny` generates first; with the bias that token never appears, the
-...                 answer still has `n_predict` tokens, and `generation_settings.logit_bias` echoes the bias
-...                 per token (`null` for a ban).
+...                 and takes the token the model generates first; with the bias no biased token appears, the
+...                 answer still has `n_predict` tokens (`ignore_eos`, so on any model), and
+...                 `generation_settings.logit_bias` echoes the bias per token (`null` for a ban), then the
+...                 end-of-generation entries of `ignore_eos`.
 Resource            ../../resources/completion.resource
 Suite Setup         Start Server For Suite    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
 Test Template       Logit Bias Should Keep The First Token Out
-Test Tags           completion    needs:tiny
+Test Tags           completion
 
 
 *** Variables ***
@@ -31,18 +32,20 @@ Token Text With A Large Negative Bias Avoids Its Tokens     pairs    text    ${-
 *** Keywords ***
 Logit Bias Should Keep The First Token Out
     [Documentation]    Finds the first token of the unbiased answer, biases it in the given `form` (`map` or
-    ...    `pairs`) keyed by its `id` or its `text`, and checks that it never appears in the biased answer.
+    ...    `pairs`) keyed by its `id` or its `text`, and checks that no biased token appears in the biased answer.
     [Arguments]    ${form}    ${key}    ${bias}
-    ${free} =    Generated Tokens    ${PROMPT}    n_predict=${N_PREDICT}
-    VAR    ${banned}    ${free}[0]
+    ${free} =    Complete    ${PROMPT}    n_predict=${N_PREDICT}    return_tokens=${True}    ignore_eos=${True}
+    VAR    ${banned}    ${free}[tokens][0]
     ${text} =    Token Text    ${banned}
     ${biased_tokens} =    Biased Tokens    ${key}    ${banned}    ${text}
     VAR    ${name}    ${{ $text if $key == "text" else $banned }}
     VAR    ${logit_bias}    ${{ {str($name): $bias} if $form == "map" else [[$name, $bias]] }}
     ${out} =    Complete    ${PROMPT}    n_predict=${N_PREDICT}    return_tokens=${True}    logit_bias=${logit_bias}
-    Should Not Contain    ${out}[tokens]    ${banned}
+    ...    ignore_eos=${True}
+    Should Not Contain Any    ${out}[tokens]    @{biased_tokens}
     Length Should Be    ${out}[tokens]    ${N_PREDICT}
     Logit Bias Should Be Echoed    ${out}    ${biased_tokens}    ${{ None if $bias is False else $bias }}
+    ...    then=${free}[generation_settings][logit_bias]
 
 Biased Tokens
     [Documentation]    The token ids a bias keyed by `key` applies to: the id itself, or every token of its text.

@@ -13,7 +13,6 @@ Test Tags           completion
 *** Variables ***
 ${PROMPT}           hello world
 ${OTHER}            the llama server
-${EOS_ID}           2
 ${N}                ${8}
 
 
@@ -51,8 +50,8 @@ Text Equals The Native Completion Text
     Json Field Should Be    ${out}    choices.0.text    ${native}[content]
 
 Forced Eos Finishes With Stop
-    [Tags]    needs:tiny
-    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    logit_bias=${{ {$EOS_ID: 100} }}
+    ${eos} =    End Of Sequence Token
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    logit_bias=${{ {str($eos): 100} }}
     Json Field Should Be    ${out}    choices.0.finish_reason    stop
     Should Be True    $out["usage"]["completion_tokens"] < $N
 

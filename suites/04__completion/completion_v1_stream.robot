@@ -3,6 +3,7 @@ Documentation       OpenAI-compatible `/v1/completions` with `stream: true`: `te
 ...                 id, one finish chunk, the `[DONE]` marker, usage on the finish chunk, and the same text and
 ...                 finish reasons as the non-streamed answer.
 Resource            ../../resources/completion.resource
+Resource            ../../resources/props.resource
 Suite Setup         Start Server For Suite    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
@@ -11,7 +12,6 @@ Test Tags           completion    streaming
 
 *** Variables ***
 ${PROMPT}           the llama server
-${EOS_ID}           2
 ${N}                ${8}
 
 
@@ -49,8 +49,8 @@ Streamed Stop String Finishes With Stop
     Finish Chunk Should Be    ${result}    stop
 
 Streamed Forced Eos Finishes With Stop
-    [Tags]    needs:tiny
-    ${result} =    Stream V1 Completion    ${PROMPT}    max_tokens=${N}    logit_bias=${{ {$EOS_ID: 100} }}
+    ${eos} =    End Of Sequence Token
+    ${result} =    Stream V1 Completion    ${PROMPT}    max_tokens=${N}    logit_bias=${{ {str($eos): 100} }}
     Finish Chunk Should Be    ${result}    stop
     Stream Should End With Done Marker    ${result}
 

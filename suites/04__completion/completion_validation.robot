@@ -3,9 +3,10 @@
 Documentation       Request validation on /completion and /v1/completions: a field outside its hard limits, a field
 ...                 of the wrong JSON type, a missing or malformed prompt, an invalid grammar or schema each get 400
 ...                 with the exact error object, and a message that names the field (`Field 'X': …`). `n` and
-...                 `n_cmpl` must lie in 1…2 on this two-slot server.
+...                 `n_cmpl` must lie in 1…`total_slots` (2 on this two-slot server).
 Resource            ../../resources/completion.resource
-Suite Setup         Start Server For Suite    tiny-2-slots
+Resource            ../../resources/props.resource
+Suite Setup         Start Server For Suite With Its Slot Count    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
 Test Template       Completion Request Should Fail With
@@ -24,14 +25,10 @@ T Max Predict Ms Below Minus One                /completion        ${{ {"prompt"
 Negative Dry Allowed Length                     /completion        ${{ {"prompt": "x", "dry_allowed_length": -1} }}             400       invalid_request_error    Field 'dry_allowed_length': Value must be between 0 <= value <= 2147483647, but got -1
 Sse Ping Interval Below Minus One               /completion        ${{ {"prompt": "x", "sse_ping_interval": -2} }}              400       invalid_request_error    Field 'sse_ping_interval': Value must be between -1 <= value <= 2147483647, but got -2
 Negative N Indent                               /completion        ${{ {"prompt": "x", "n_indent": -1} }}                       400       invalid_request_error    Field 'n_indent': Value must be between 0 <= value <= 2147483647, but got -1
-Zero N Cmpl                                     /completion        ${{ {"prompt": "x", "n_cmpl": 0} }}                          400       invalid_request_error    Field 'n_cmpl': Value must be between 1 <= value <= 2, but got 0
-    [Tags]    needs:managed
-N Cmpl Above The Slot Count                     /completion        ${{ {"prompt": "x", "n_cmpl": 3} }}                          400       invalid_request_error    Field 'n_cmpl': Value must be between 1 <= value <= 2, but got 3
-    [Tags]    needs:managed
-N Above The Slot Count                          /completion        ${{ {"prompt": "x", "n": 3} }}                               400       invalid_request_error    Field 'n': Value must be between 1 <= value <= 2, but got 3
-    [Tags]    needs:managed
-Zero N On V1 Completions                        /v1/completions    ${{ {"prompt": "x", "n": 0} }}                               400       invalid_request_error    Field 'n': Value must be between 1 <= value <= 2, but got 0
-    [Tags]    needs:managed
+Zero N Cmpl                                     /completion        ${{ {"prompt": "x", "n_cmpl": 0} }}                          400       invalid_request_error    Field 'n_cmpl': Value must be between 1 <= value <= ${SLOTS}, but got 0
+N Cmpl Above The Slot Count                     /completion        ${{ {"prompt": "x", "n_cmpl": $ONE_TOO_MANY} }}              400       invalid_request_error    Field 'n_cmpl': Value must be between 1 <= value <= ${SLOTS}, but got ${ONE_TOO_MANY}
+N Above The Slot Count                          /completion        ${{ {"prompt": "x", "n": $ONE_TOO_MANY} }}                   400       invalid_request_error    Field 'n': Value must be between 1 <= value <= ${SLOTS}, but got ${ONE_TOO_MANY}
+Zero N On V1 Completions                        /v1/completions    ${{ {"prompt": "x", "n": 0} }}                               400       invalid_request_error    Field 'n': Value must be between 1 <= value <= ${SLOTS}, but got 0
 N Predict As Text                               /completion        ${{ {"prompt": "x", "n_predict": "ten"} }}                   400       invalid_request_error    Field 'n_predict': [json.exception.type_error.302] type must be number, but is string
 Max Tokens As Text                              /v1/completions    ${{ {"prompt": "x", "max_tokens": "ten"} }}                  400       invalid_request_error    Field 'max_tokens': [json.exception.type_error.302] type must be number, but is string
 Temperature As Text                             /completion        ${{ {"prompt": "x", "temperature": "hot"} }}                 400       invalid_request_error    Field 'temperature': [json.exception.type_error.302] type must be number, but is string

@@ -105,7 +105,7 @@ Input Tokens Route Answers Without The V1 Prefix
     Should Be Equal    ${count}    ${v1_count}
 
 Tools Are Left Out By A Template Without Tool Support
-    [Tags]    needs:tiny
+    [Tags]    needs:no-tools
     ${props} =    Get Props
     Json Field Should Be    ${props}    chat_template_caps.supports_tools    ${False}
     ${tool} =    Function Tool    get_weather    Get the current weather in a city    city

@@ -78,9 +78,8 @@ Logprobs Are Absent Unless Requested
     Dictionary Should Not Contain Key    ${resp.json()}[choices][0]    logprobs
 
 Logit Bias On The End Token Stops At Once
-    [Tags]    needs:managed
-    ${meta} =    Suite Model Metadata
-    ${resp} =    Chat    ${QUESTION}    max_tokens=${8}    logit_bias=${{ {str($meta["eos_token_id"]): 1000} }}
+    ${eos} =    End Of Sequence Token
+    ${resp} =    Chat    ${QUESTION}    max_tokens=${8}    logit_bias=${{ {str($eos): 1000} }}
     Json Field Should Be    ${resp}    choices.0.finish_reason    stop
     Json Field Should Be    ${resp}    choices.0.message.content    ${EMPTY}
     Json Field Should Be    ${resp}    usage.completion_tokens    ${1}

@@ -4,7 +4,8 @@ Documentation       Invalid /v1/chat/completions requests that this build reject
 ...                 `invalid_request_error` with a message that names the problem. The requests it rejects as 500
 ...                 `server_error` are in `chat_server_errors.robot`.
 Resource            ../../resources/chat.resource
-Suite Setup         Start Server For Suite    tiny-2-slots
+Resource            ../../resources/props.resource
+Suite Setup         Start Server For Suite With Its Slot Count    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
 Test Template       Chat Request Should Fail With
@@ -24,10 +25,8 @@ Content That Is A Number Is Rejected                                 {"messages"
 Content Part Of Unknown Type Is Rejected                             {"messages": [{"role": "user", "content": [{"type": "audio", "text": "hi"}]}]}                                        400       invalid_request_error    unsupported content[].type
 Content Part Without Type Is Rejected                                {"messages": [{"role": "user", "content": [{"text": "hi"}]}]}                                                         400       invalid_request_error    unsupported content[].type
 Top Logprobs Without Logprobs Is Rejected                            {"messages": [{"role": "user", "content": "hi"}], "top_logprobs": 2}                                                  400       invalid_request_error    top_logprobs requires logprobs to be set to true
-Zero Choices Are Rejected                                            {"messages": [{"role": "user", "content": "hi"}], "n": 0}                                                             400       invalid_request_error    Field 'n': Value must be between 1 <= value <= 2, but got 0
-    [Tags]    needs:managed
-More Choices Than Slots Are Rejected                                 {"messages": [{"role": "user", "content": "hi"}], "n": 3}                                                             400       invalid_request_error    Field 'n': Value must be between 1 <= value <= 2, but got 3
-    [Tags]    needs:managed
+Zero Choices Are Rejected                                            {"messages": [{"role": "user", "content": "hi"}], "n": 0}                                                             400       invalid_request_error    Field 'n': Value must be between 1 <= value <= ${SLOTS}, but got 0
+More Choices Than Slots Are Rejected                                 {"messages": [{"role": "user", "content": "hi"}], "n": ${ONE_TOO_MANY}}                                               400       invalid_request_error    Field 'n': Value must be between 1 <= value <= ${SLOTS}, but got ${ONE_TOO_MANY}
 Max Tokens Given As Text Is Rejected                                 {"messages": [{"role": "user", "content": "hi"}], "max_tokens": "ten"}                                                400       invalid_request_error    Field 'max_tokens': [json.exception.type_error.302] type must be number, but is string
 Unknown Response Format Type Is Rejected                             {"messages": [{"role": "user", "content": "hi"}], "response_format": {"type": "xml"}}                                 400       invalid_request_error    response_format type must be one of "text" or "json_object", but got: xml
 Unknown Tool Choice Is Rejected                                      {"messages": [{"role": "user", "content": "hi"}], "tools": [${TOOL}], "tool_choice": "always"}                        400       invalid_request_error    Invalid tool_choice: always

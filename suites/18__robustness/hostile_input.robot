@@ -7,7 +7,8 @@ Documentation       Hostile and broken request bodies: malformed, truncated or e
 ...                 200 this build gives, pinned with the field that shows what it made of the body), and after each
 ...                 the server still runs, answers `/health` and completes a normal request.
 Resource            ../../resources/robustness.resource
-Suite Setup         Start Server For Suite    tiny-1-slot
+Resource            ../../resources/props.resource
+Suite Setup         Start Server With Words Longer Than Its Context
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
 Test Template       Hostile Request Should Get
@@ -17,12 +18,9 @@ Test Tags           robustness    errors
 *** Variables ***
 ${JSON}                 application/json
 ${CHAT}                 /v1/chat/completions
-${CONTEXT_EXCEEDED}     exceeds the available context size (512 tokens)
 ${N_PREDICT_RANGE}      Field 'n_predict': Value must be between -1 <= value <= 2147483647, but got
 ${PROMPT_ELEMENTS}      "prompt" elements must be a string, a list of tokens
 ${ILL_FORMED_UTF8}      invalid string: ill-formed UTF-8 byte
-${LONG_WORD}            ${{ {"prompt": "x" * 20000, "n_predict": 1} }}
-${LONG_CHAT_WORD}       ${{ {"messages": [{"role": "user", "content": "x" * 20000}], "max_tokens": 1} }}
 ${DEEP_PROMPT}          ${{ b'{"prompt": ' + b"[" * 10000 + b"]" * 10000 + b"}" }}
 ${DEEP_FIELD}           ${{ b'{"prompt": "x", "n_predict": 1, "deep": ' + b"[" * 10000 + b"]" * 10000 + b"}" }}
 ${EIGHT_MEGABYTES}      ${{ b'{"prompt": "x", "n_predict": 1, "padding": "' + b"a" * 8_000_000 + b'"}' }}
@@ -59,9 +57,7 @@ Token Id Outside The Vocabulary On V1 Is Refused    /v1/completions    {"prompt"
 Token Id Beyond 64 Bits Is Refused                  /completion        {"prompt": [1, 18446744073709551616]}                                     ${JSON}                              400       invalid_request_error            ${PROMPT_ELEMENTS}
 Fractional Token Id Is Refused                      /completion        {"prompt": [1, 5.5]}                                                      ${JSON}                              400       invalid_request_error            ${PROMPT_ELEMENTS}
 Very Long Word Is Refused                           /completion        ${LONG_WORD}                                                              ${JSON}                              400       exceed_context_size_error        ${CONTEXT_EXCEEDED}
-    [Tags]    needs:managed
 Very Long Word In A Chat Message Is Refused         ${CHAT}            ${LONG_CHAT_WORD}                                                         ${JSON}                              400       exceed_context_size_error        ${CONTEXT_EXCEEDED}
-    [Tags]    needs:managed
 Prompt Nested 10000 Levels Deep Is Refused          /completion        ${DEEP_PROMPT}                                                            ${JSON}                              400       invalid_request_error            ${PROMPT_ELEMENTS}
 Binary Garbage Is Refused                           /completion        ${GARBAGE}                                                                ${JSON}                              400       invalid_request_error            parse error at line 1, column 3
 Binary Garbage As An Octet Stream Is Refused        /completion        ${GARBAGE}                                                                application/octet-stream             400       invalid_request_error            parse error at line 1, column 3
@@ -129,3 +125,16 @@ Token Id Beyond 32 Bits Is Refused
     ...    `get<llama_tokens>()`).
     [Tags]    bug
     /completion    {"prompt": [1, 4294967301], "n_predict": 1}    ${JSON}    400    invalid_request_error    Prompt contains invalid tokens
+
+
+*** Keywords ***
+Start Server With Words Longer Than Its Context
+    [Documentation]    Starts the suite's server and makes the one-word prompts `${LONG_WORD}` and `${LONG_CHAT_WORD}`
+    ...    of 40 characters per token of its slot context (no vocabulary has a token of 40 letters x), and the
+    ...    message `${CONTEXT_EXCEEDED}` that names that context.
+    Start Server For Suite    tiny-1-slot
+    ${n_ctx} =    Slot Context Size
+    VAR    ${CONTEXT_EXCEEDED}    exceeds the available context size (${n_ctx} tokens)    scope=SUITE    # robocop: off=no-suite-variable
+    VAR    ${LONG_WORD}    ${{ {"prompt": "x" * (40 * $n_ctx), "n_predict": 1} }}    scope=SUITE    # robocop: off=no-suite-variable
+    VAR    ${LONG_CHAT_WORD}    ${{ {"messages": [{"role": "user", "content": "x" * (40 * $n_ctx)}], "max_tokens": 1} }}
+    ...    scope=SUITE    # robocop: off=no-suite-variable

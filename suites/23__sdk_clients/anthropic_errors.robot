@@ -4,7 +4,7 @@ Documentation       The Anthropic SDK's error classes for what the server answer
 ...                 message parsed, and the requests the API reference rules out.
 ...                 Reference: https://docs.anthropic.com/en/api/errors
 Resource            ../../resources/clients.resource
-Suite Setup         Start Servers With And Without A Key
+Suite Setup         Start SDK Servers With And Without A Key    ${KEY}
 Suite Teardown      Stop Servers For Suite
 Test Timeout        1 minute
 Test Tags           sdk    errors    api-formats
@@ -19,16 +19,14 @@ ${IMAGE}        ${{ [{"type": "image", "source": $PNG}] }}
 
 *** Test Cases ***
 Wrong Key Raises Authentication Error
-    [Tags]    needs:managed
     ${messages} =    User Messages    ${QUESTION}
-    ${error} =    Anthropic Call Should Fail    messages.create    server=keyed    api_key=not-${KEY}    model=any
+    ${error} =    Anthropic Call Should Fail    messages.create    server=${KEYED}    api_key=not-${KEY}    model=any
     ...    messages=${messages}    max_tokens=${1}
     SDK Error Should Be    ${error}    AuthenticationError    401    authentication_error    message=Invalid API Key
 
 Right Key Is Accepted
-    [Tags]    needs:managed
     ${messages} =    User Messages    ${QUESTION}
-    ${message} =    Anthropic Call    messages.create    server=keyed    api_key=${KEY}    messages=${messages}
+    ${message} =    Anthropic Call    messages.create    server=${KEYED}    api_key=${RIGHT_KEY}    messages=${messages}
     ...    max_tokens=${1}
     Should Be Typed    ${message}    Message
 
@@ -57,9 +55,9 @@ Error Body Has The Anthropic Shape
     ...    `{"type": "error", "error": {"type": …, "message": …}}`. This build answers the Anthropic routes with
     ...    OpenAI's error object, `{"error": {"code": 401, "message": "Invalid API Key", "type":
     ...    "authentication_error"}}`, without the top-level `"type": "error"`.
-    [Tags]    bug    needs:managed
+    [Tags]    bug
     ${messages} =    User Messages    ${QUESTION}
-    ${error} =    Anthropic Call Should Fail    messages.create    server=keyed    api_key=not-${KEY}    model=any
+    ${error} =    Anthropic Call Should Fail    messages.create    server=${KEYED}    api_key=not-${KEY}    model=any
     ...    messages=${messages}    max_tokens=${1}
     Should Be Equal    ${{ $error.body.get("type") }}    error    the error body was ${error.body}
 
@@ -79,10 +77,3 @@ System Role In Messages Is Rejected
     ${messages} =    Evaluate    [{"role": "system", "content": "be brief"}, {"role": "user", "content": $QUESTION}]
     ${error} =    Anthropic Call Should Fail    messages.create    messages=${messages}    max_tokens=${1}
     SDK Error Should Be    ${error}    BadRequestError    400    invalid_request_error
-
-
-*** Keywords ***
-Start Servers With And Without A Key
-    [Documentation]    The suite's server, without a key, and `keyed`, started with `--api-key ${KEY}`.
-    Start SDK Suite Server    tiny-1-slot
-    Start Preset Server    tiny-1-slot    alias=keyed    api_key=${KEY}

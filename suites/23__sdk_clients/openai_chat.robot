@@ -14,6 +14,7 @@ Test Tags           sdk    chat
 
 
 *** Variables ***
+&{IGNORE_EOS}          ignore_eos=${True}
 ${QUESTION}     hello llama
 
 
@@ -28,16 +29,16 @@ Answer Is A Typed Chat Completion
     Should Be Equal    ${answer.choices[0].message.role}    assistant
 
 Max Tokens Gives That Many Tokens And Finish Reason Length
-    [Tags]    needs:tiny
     ${messages} =    User Messages    ${QUESTION}
     ${answer} =    OpenAI Call    chat.completions.create    messages=${messages}    max_tokens=${5}
+    ...    extra_body=${IGNORE_EOS}
     Should Be Equal    ${answer.choices[0].finish_reason}    length
     Should Be Equal As Integers    ${answer.usage.completion_tokens}    5
 
 Max Completion Tokens Limits The Answer Like Max Tokens
-    [Tags]    needs:tiny
     ${messages} =    User Messages    ${QUESTION}
     ${answer} =    OpenAI Call    chat.completions.create    messages=${messages}    max_completion_tokens=${3}
+    ...    extra_body=${IGNORE_EOS}
     Should Be Equal    ${answer.choices[0].finish_reason}    length
     Should Be Equal As Integers    ${answer.usage.completion_tokens}    3
 

@@ -14,6 +14,7 @@ Test Tags           sdk    completion
 
 
 *** Variables ***
+&{IGNORE_EOS}          ignore_eos=${True}
 ${PROMPT}       hello llama
 
 
@@ -26,8 +27,7 @@ Completion Is A Typed Text Completion
     Created Should Be Now    ${answer.created}
 
 Max Tokens Gives That Many Tokens And Finish Reason Length
-    [Tags]    needs:tiny
-    ${answer} =    OpenAI Call    completions.create    prompt=${PROMPT}    max_tokens=${6}
+    ${answer} =    OpenAI Call    completions.create    prompt=${PROMPT}    max_tokens=${6}    extra_body=${IGNORE_EOS}
     Should Be Equal    ${answer.choices[0].finish_reason}    length
     Should Be Equal As Integers    ${answer.usage.completion_tokens}    6
     Chat Usage Should Add Up    ${answer.usage}

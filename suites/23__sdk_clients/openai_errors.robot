@@ -6,7 +6,8 @@ Documentation       The OpenAI SDK's error classes for what the server answers: 
 ...                 clients never retry (`max_retries=0`), so each test sees the first answer.
 ...                 Reference: https://platform.openai.com/docs/guides/error-codes
 Resource            ../../resources/clients.resource
-Suite Setup         Start Servers With And Without A Key
+Resource            ../../resources/props.resource
+Suite Setup         Start SDK Servers With And Without A Key    ${KEY}
 Suite Teardown      Stop Servers For Suite
 Test Timeout        1 minute
 Test Tags           sdk    errors
@@ -33,8 +34,10 @@ Messages That Are Not A List Raise Bad Request Error
 
 Prompt Beyond The Context Raises Bad Request Error
     [Documentation]    The type is llama-server's own (`exceed_context_size_error`); OpenAI's reference names none.
-    [Tags]    build-specific    needs:managed    builds:9905-
-    ${messages} =    User Messages    ${{ "hello " * 600 }}
+    ...    The prompt has one word more than the slot has tokens, so it exceeds any model's context.
+    [Tags]    build-specific    builds:9905-
+    ${n_ctx} =    Slot Context Size
+    ${messages} =    User Messages    ${{ "hello " * ($n_ctx + 1) }}
     ${error} =    OpenAI Call Should Fail    chat.completions.create    messages=${messages}    max_tokens=${1}
     SDK Error Should Be    ${error}    BadRequestError    400    exceed_context_size_error
     ...    message_contains=exceeds the available context size
@@ -44,17 +47,15 @@ Route The Server Lacks Raises Not Found Error
     SDK Error Should Be    ${error}    NotFoundError    404    not_found_error    message=File Not Found
 
 Wrong Key Raises Authentication Error
-    [Tags]    needs:managed
     ${messages} =    User Messages    ${QUESTION}
-    ${error} =    OpenAI Call Should Fail    chat.completions.create    server=keyed    api_key=not-${KEY}
+    ${error} =    OpenAI Call Should Fail    chat.completions.create    server=${KEYED}    api_key=not-${KEY}
     ...    model=any    messages=${messages}    max_tokens=${1}
     SDK Error Should Be    ${error}    AuthenticationError    401    authentication_error    message=Invalid API Key
 
 Right Key Is Accepted
-    [Tags]    needs:managed
     ${messages} =    User Messages    ${QUESTION}
-    ${answer} =    OpenAI Call    chat.completions.create    server=keyed    api_key=${KEY}    messages=${messages}
-    ...    max_tokens=${1}
+    ${answer} =    OpenAI Call    chat.completions.create    server=${KEYED}    api_key=${RIGHT_KEY}
+    ...    messages=${messages}    max_tokens=${1}
     Should Be Typed    ${answer}    ChatCompletion
 
 Image Input On A Text Model Raises Internal Server Error
@@ -83,15 +84,8 @@ No Server Raises API Connection Error
     Should Be Typed    ${error}    APIConnectionError
 
 Answer Slower Than The Timeout Raises API Timeout Error
-    [Tags]    needs:tiny
+    [Documentation]    400 tokens (`ignore_eos`: on any model) take far longer than 5 ms.
     ${messages} =    User Messages    ${QUESTION}
     ${error} =    OpenAI Call Should Fail    chat.completions.create    messages=${messages}    max_tokens=${400}
-    ...    timeout=${0.005}
+    ...    timeout=${0.005}    extra_body=${{ {"ignore_eos": True} }}
     Should Be Typed    ${error}    APITimeoutError
-
-
-*** Keywords ***
-Start Servers With And Without A Key
-    [Documentation]    The suite's server, without a key, and `keyed`, started with `--api-key ${KEY}`.
-    Start SDK Suite Server    tiny-1-slot
-    Start Preset Server    tiny-1-slot    alias=keyed    api_key=${KEY}

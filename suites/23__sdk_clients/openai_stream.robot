@@ -13,14 +13,15 @@ Test Tags           sdk    streaming
 
 
 *** Variables ***
+&{IGNORE_EOS}          ignore_eos=${True}
 ${QUESTION}     hello llama
 
 
 *** Test Cases ***
 Stream Gives Typed Chunks Ending With Finish Reason Length
-    [Tags]    needs:tiny
     ${messages} =    User Messages    ${QUESTION}
     ${call} =    OpenAI Stream    chat.completions.create    messages=${messages}    max_tokens=${4}
+    ...    extra_body=${IGNORE_EOS}
     Each Should Be Typed    ${call.events}    ChatCompletionChunk
     Should Be Equal    ${call.events[-1].object}    chat.completion.chunk
     Should Be Equal    ${call.events[-1].choices[0].finish_reason}    length
@@ -44,9 +45,9 @@ Every Chunk Carries The Same Id Model And Creation Time
     Created Should Be Now    ${call.events[0].created}
 
 Include Usage Ends The Stream With A Usage Chunk
-    [Tags]    needs:tiny
     ${messages} =    User Messages    ${QUESTION}
     ${call} =    OpenAI Stream    chat.completions.create    messages=${messages}    max_tokens=${5}
+    ...    extra_body=${IGNORE_EOS}
     ...    stream_options=${{ {"include_usage": True} }}
     Should Be Empty    ${call.events[-1].choices}
     Should Be Equal As Integers    ${call.events[-1].usage.completion_tokens}    5
@@ -76,11 +77,11 @@ Stream Helper Emits Content Events In Order
     Should Contain    ${types}    content.delta
 
 Stream Helper Reports The Length Limit As Length Finish Reason Error
-    [Documentation]    `get_final_completion()` parses the answer and refuses one cut by the token limit: tiny never
-    ...    stops by itself, so the limit always ends it.
-    [Tags]    needs:tiny
+    [Documentation]    `get_final_completion()` parses the answer and refuses one cut by the token limit: with
+    ...    `ignore_eos` no model stops by itself, so the limit always ends it.
     ${messages} =    User Messages    ${QUESTION}
     ${call} =    OpenAI Stream Should Fail    chat.completions.stream    messages=${messages}    max_tokens=${3}
+    ...    extra_body=${IGNORE_EOS}
     Should Be Typed    ${call.error}    LengthFinishReasonError
     Should Be Equal    ${call.error.completion.choices[0].finish_reason}    length
 

@@ -129,3 +129,38 @@ def test_also_managed_starts_its_own_when_the_suite_needs_more(monkeypatch, fake
     server_target.plan_suite("Mixed", {"managed"})
     assert server_target.choose(True, [], "Mixed") is None
     assert server_target.choose(True, ["metrics"], "Plain") is server_target.external_target()
+
+
+def probed(status: int, **fields) -> Target:
+    """A target whose keyless ``GET /v1/models`` answered ``status``."""
+    target = with_props({}, **fields)
+    target._statuses["GET", "/v1/models", True] = status
+    return target
+
+
+def test_a_server_that_refuses_requests_without_a_key_has_api_key_when_the_run_knows_it():
+    assert capabilities.missing(probed(401, headers={"Authorization": "Bearer k"}), ["api-key"]) is None
+    assert capabilities.missing(probed(401), ["api-key"]) == \
+        "needs --api-key: this server wants a key, and LLAMATEST_API_KEY is not set"
+    assert capabilities.missing(probed(200, headers={"Authorization": "Bearer k"}), ["api-key"]) == \
+        "needs --api-key: this server answers GET /v1/models without a key with 200"
+
+
+def test_api_key_comes_from_the_flag_of_a_managed_server():
+    assert capabilities.needs_of_flags(["--api-key", "sk-1,sk-2"]) == ["api-key"]
+    assert capabilities.missing(probed(200, managed=True, flags=("--api-key", "sk-1")), ["api-key"]) is None
+
+
+def test_the_model_file_of_an_external_server_counts_only_when_it_is_readable_here(tmp_path):
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    assert capabilities.missing(with_props({"model_path": str(model)}), ["model-file"]) is None
+    assert capabilities.missing(with_props({"model_path": "/gpu-box/m.gguf"}), ["model-file"]) == \
+        "needs the model file on this machine: its model_path /gpu-box/m.gguf is not a file here"
+    assert capabilities.missing(with_props({}, managed=True, model="tiny"), ["model-file"]) is None
+
+
+def test_a_template_without_tool_support_is_its_own_capability():
+    assert capabilities.missing(with_props({"chat_template_caps": {"supports_tools": False}}), ["no-tools"]) is None
+    assert capabilities.missing(with_props({"chat_template_caps": {"supports_tools": True}}), ["no-tools"]) == \
+        "needs a chat template without tool calls: its chat template has supports_tools True"

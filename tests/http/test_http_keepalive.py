@@ -31,6 +31,13 @@ def test_a_keep_alive_server_answers_the_second_request_after_a_json_answer(serv
         second_request_should_be_answered(reuse, 404)
 
 
+def test_the_given_headers_go_with_both_requests(server):
+    key = {"Authorization": "Bearer k-1"}
+    reuse = two_requests(server, ("POST", "/echo", {"a": 1}), ("GET", "/echo", None), timeout=5, headers=key)
+    assert json.loads(reuse.first.text)["headers"]["Authorization"] == "Bearer k-1"
+    assert reuse.second is not None and json.loads(reuse.second.text)["headers"]["Authorization"] == "Bearer k-1"
+
+
 def test_a_server_that_closes_after_a_whole_answer_fails_with_a_clear_message(server):
     body = "data: x\n\n"
     headers = {"Content-Length": str(len(body)), "Keep-Alive": "timeout=5"}

@@ -165,9 +165,10 @@ def read_response(conn: _Conn, method: str, url: str, started: float) -> Respons
 
 
 def two_requests(base_url: str, first: tuple[str, str, object], second: tuple[str, str, object] = ("GET", "/health",
-                 None), *, timeout: float = 10.0) -> Reuse:
+                 None), *, timeout: float = 10.0, headers: dict | None = None) -> Reuse:
     """Sends ``first`` (method, path, body), reads its whole answer, then at once sends ``second`` on the same
-    connection and reads its answer. ``timeout`` covers everything.
+    connection and reads its answer. ``timeout`` covers everything; ``headers`` go with both (an external
+    server's key: they are not logged).
 
     Raises ``AssertionError`` when the first answer does not arrive whole (connection refused, closed early,
     deadline). The second request's fate is in the result: ``second`` is its answer, or ``None`` with
@@ -187,7 +188,7 @@ def two_requests(base_url: str, first: tuple[str, str, object], second: tuple[st
         conn = _Conn(sock, deadline, where)
         started = time.monotonic()
         try:
-            sock.sendall(request_bytes(first[0], urls[0], first[2]))
+            sock.sendall(request_bytes(first[0], urls[0], first[2], headers))
             answer = read_response(conn, first[0], urls[0], started)
         except _Closed as closed:
             raise AssertionError(f"{where}: the server closed the connection before its answer was complete "
@@ -201,7 +202,7 @@ def two_requests(base_url: str, first: tuple[str, str, object], second: tuple[st
             return Reuse(answer, None, "the first answer had no length: it ended with the connection", 0.0)
         conn.where = f"{second[0]} {second[1]} (on the same connection)"
         try:
-            sock.sendall(request_bytes(second[0], urls[1], second[2]))
+            sock.sendall(request_bytes(second[0], urls[1], second[2], headers))
             return Reuse(answer, read_response(conn, second[0], urls[1], time.monotonic()))
         except _Closed as closed:
             got = f" after {closed.received} bytes of an answer" if closed.received else " without answering it"

@@ -76,6 +76,10 @@ def resolve_model(name: str) -> Path:
                          f"or give the path of an existing .gguf file")
 
 
+def _first_known(value, default):
+    return default if value is None else bool(value)
+
+
 def read_metadata(path: Path) -> dict:
     """The facts of a GGUF file that the server reports back about it (read once per file version)."""
     stat = Path(path).stat()
@@ -103,5 +107,12 @@ def _read_metadata(path: str, _mtime_ns: int, _size: int) -> dict:
         "bos_token_id": field("tokenizer.ggml.bos_token_id"),
         "eos_token_id": field("tokenizer.ggml.eos_token_id"),
         "chat_template": field("tokenizer.chat_template"),
+        # llama.cpp's default when the file does not say: a SentencePiece ("llama") vocabulary adds the space.
+        "add_space_prefix": _first_known(field("tokenizer.ggml.add_space_prefix"),
+                                         field("tokenizer.ggml.model") == "llama"),
+        # None when neither the file nor the vocabulary type says (a BPE vocabulary's default varies).
+        "add_bos_token": _first_known(field("tokenizer.ggml.add_bos_token"),
+                                      {"llama": True, "bert": True, "t5": False, "rwkv": False}.get(
+                                          field("tokenizer.ggml.model"))),
         "size": _size,
     }
