@@ -41,6 +41,12 @@ A Tool Call Passes Its Arguments And Its Result Through
     Tool Answer Should Be The Sdk Answer    ${ECHO}    echo    message=héllo, wörld ✓ "quoted"
     Tool Answer Should Be The Sdk Answer    ${ECHO}    add    a=${3}    b=${5}
 
+Concurrent Calls To One Server Each Get Their Own Answer
+    [Documentation]    Ten calls at once to the one `echo` process: each answer must be the one to its own request.
+    ${messages} =    Evaluate    [f"call {number} of ten" for number in range(10)]
+    Concurrent Echo Answers Should Be The Sdk Answers    @{messages}
+    Server Should Still Serve Completions
+
 An Error Result Of A Tool Is An Error Object
     Tool Answer Should Be The Sdk Answer    ${ECHO}    fail    reason=the fixture refuses
 
@@ -134,6 +140,18 @@ MCP Config Should Stop The Server
     Should Be Equal As Integers    ${result.rc}    1    msg=exit code (stderr: ${result.stderr})
     Should Contain    ${result.stdout}${result.stderr}    ${message}
     Should Not Contain    ${result.stdout}${result.stderr}    listening on
+
+Concurrent Echo Answers Should Be The Sdk Answers
+    [Documentation]    Sends `echo_echo` with each of the `messages`, all at once; each answer must be 200 and what
+    ...    the SDK client gets for its own message.
+    [Arguments]    @{messages}
+    ${bodies} =    Evaluate    [{"tool": "echo_echo", "params": {"message": message}} for message in $messages]
+    ${results} =    Stream Requests Concurrently    /tools    ${bodies}
+    FOR    ${message}    ${result}    IN ZIP    ${messages}    ${results}
+        Stream Status Should Be    ${result}    200
+        ${expected} =    Expected Mcp Answer    ${ECHO}    echo    message=${message}
+        Answers Should Be Equal    ${result.json_body}    ${expected}
+    END
 
 Start Suite Server With Every Fixture
     [Documentation]    Starts the HTTP fixture and checks that it answers the SDK client, then starts the suite's
