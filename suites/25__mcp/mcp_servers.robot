@@ -4,7 +4,7 @@ Documentation       MCP servers: llama-server reads a Cursor-format `mcpServers`
 ...                 of them is called through `POST /tools` (server README, "MCP servers"; README-dev, "API for
 ...                 tools"). The servers are ours: `echo` is a real MCP server built with the mcp SDK, the others
 ...                 misbehave on purpose (hang, crash, garbage lines, a reply without result, a notification
-...                 first). What llama-server should answer comes from the SDK's own client on the same fixture.
+...                 first, in its own write or in the reply's, no tool at all). What llama-server should answer comes from the SDK's own client on the same fixture.
 ...                 Only stdio is supported (README): a server given by `url` is never contacted.
 Resource            ../../resources/mcp.resource
 Suite Setup         Start Suite Server With Every Fixture
@@ -24,6 +24,8 @@ ${NO_CONFIG}        ${OUTPUT_DIR}${/}mcp${/}no-such-config.json
 &{GARBAGE}          name=garbage    kind=garbage    timeout_ms=${SHORT_MS}
 &{SHAPELESS}        name=shapeless    kind=shapeless    timeout_ms=${SHORT_MS}
 &{NOTIFY}           name=notify    kind=notify
+&{BURST}            name=burst    kind=burst
+&{NO_TOOLS}         name=empty    kind=empty
 &{HUGE}             name=huge    kind=oversized    timeout_ms=${SHORT_MS}
 &{PLACE}            name=place    kind=echo    cwd=${PLACE_DIR}    env=${{ {"LLAMATEST_MCP_PROBE": "probe value"} }}
 &{MISSING}          name=missing    kind=missing
@@ -35,7 +37,7 @@ ${NO_CONFIG}        ${OUTPUT_DIR}${/}mcp${/}no-such-config.json
 *** Test Cases ***
 Every Tool Of Every MCP Server Is Listed Under Its Server Prefix
     Mcp Tools Should Be Listed    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
-    ...    ${HUGE}    ${PLACE}
+    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}
 
 A Tool Call Passes Its Arguments And Its Result Through
     Tool Answer Should Be The Sdk Answer    ${ECHO}    echo    message=héllo, wörld ✓ "quoted"
@@ -73,6 +75,14 @@ A Reply With Neither Result Nor Error Is An Invalid Response
 
 A Notification Before The Reply Is Not Taken For It
     Tool Answer Should Be The Sdk Answer    ${NOTIFY}    echo    message=after the notification
+
+A Notification Sent In The Same Write As The Reply Is Not Taken For It
+    Tool Answer Should Be The Sdk Answer    ${BURST}    echo    message=in one write
+
+A Server That Lists No Tool Adds None
+    ${names} =    Listed Tool Names
+    Should Not Contain Match    ${names}    empty_*
+    Tool Answer Should Be The Sdk Answer    ${ECHO}    echo    message=the others still answer
 
 A Result Line Over Eight Megabytes Is Dropped And Times Out
     [Documentation]    The stdio reader drops any line over 8 MiB (server-mcp.cpp, `max_line`), so the reply never
@@ -164,7 +174,7 @@ Start Suite Server With Every Fixture
     VAR    ${HTTP_SDK_REQUESTS}    ${sdk_requests}    scope=SUITE    # robocop: off=no-suite-variable
     Create Directory    ${PLACE_DIR}
     Start Server With Mcp Servers    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
-    ...    ${HUGE}    ${PLACE}    ${MISSING}    ${REMOTE}
+    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}    ${MISSING}    ${REMOTE}
 
 Stop Servers And Mcp Fixtures
     [Documentation]    Stops the suite's servers, then every MCP fixture process the suite left.

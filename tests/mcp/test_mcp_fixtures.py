@@ -48,6 +48,15 @@ def test_faulty_fixture_lists_one_tool():
     assert [tool["name"] for tool in tools] == ["echo"]
 
 
+def test_empty_fixture_lists_no_tool():
+    assert reference.sdk_tools(config.fixture_command("empty", "unit")) == []
+
+
+def test_burst_fixture_answers_the_sdk_client_after_its_notification():
+    result = reference.sdk_call(config.fixture_command("burst", "unit"), "echo", {"message": "one write"})
+    assert reference.tools_answer(result) == {"plain_text_response": "one write"}
+
+
 def test_config_entries_carry_the_marker_and_the_options(tmp_path):
     entries = [config.Entry("a", "echo", timeout_ms=5, env={"K": "v"}, cwd="/x"),
                config.Entry("b", "missing"), config.Entry("c", "url", url="http://127.0.0.1:1/mcp")]

@@ -1,13 +1,15 @@
 """An MCP server over stdio that misbehaves on purpose, written by hand (the SDK cannot misbehave).
 
 ``python faulty_server.py MODE MARKER``: it answers ``initialize`` and ``tools/list`` correctly (one tool,
-``echo``), then answers every ``tools/call`` according to MODE:
+``echo``; none in mode ``empty``), then answers every ``tools/call`` according to MODE:
 
 - ``hang``: never answers;
 - ``crash``: exits with status 1 at once;
 - ``garbage``: writes lines that are not JSON, and no reply;
 - ``shapeless``: replies with the right id but neither ``result`` nor ``error``;
 - ``notify``: sends a notification, then the correct reply;
+- ``burst``: the same, both lines in one ``write()``, so that they reach the reader together;
+- ``empty``: lists no tool at all;
 - ``oversized``: replies with one line of `OVERSIZED_BYTES` (over llama-server's 8 MiB line limit).
 """
 
@@ -47,10 +49,17 @@ def call(mode: str, request: dict) -> None:
     if mode == "shapeless":
         send({"jsonrpc": "2.0", "id": req_id})
         return
-    if mode == "notify":
-        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}})
+    if mode in ("notify", "burst"):
         text = request.get("params", {}).get("arguments", {}).get("message", "")
-        reply(req_id, {"content": [{"type": "text", "text": text}], "isError": False})
+        notification = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                                   "params": {"level": "info", "data": "x"}})
+        answer = json.dumps({"jsonrpc": "2.0", "id": req_id,
+                             "result": {"content": [{"type": "text", "text": text}], "isError": False}})
+        if mode == "burst":
+            os.write(sys.stdout.fileno(), f"{notification}\n{answer}\n".encode())
+            return
+        send(notification)
+        send(answer)
     # hang: no answer at all, ever
 
 
@@ -66,7 +75,7 @@ def serve(mode: str) -> None:
                                   "capabilities": {"tools": {}},
                                   "serverInfo": {"name": f"faulty-{mode}", "version": "1"}})
         elif method == "tools/list":
-            reply(request["id"], {"tools": [TOOL]})
+            reply(request["id"], {"tools": [] if mode == "empty" else [TOOL]})
         elif method == "tools/call":
             call(mode, request)
         elif "id" in request:
