@@ -4,7 +4,8 @@ Documentation       MCP servers: llama-server reads a Cursor-format `mcpServers`
 ...                 of them is called through `POST /tools` (server README, "MCP servers"; README-dev, "API for
 ...                 tools"). The servers are ours: `echo` is a real MCP server built with the mcp SDK, the others
 ...                 misbehave on purpose (hang, crash, garbage lines, a reply without result, a notification
-...                 first, in its own write or in the reply's, no tool at all). What llama-server should answer comes from the SDK's own client on the same fixture.
+...                 first, in its own write or in the reply's, no tool at all). What llama-server should answer
+...                 comes from the SDK's own client on the same fixture.
 ...                 Only stdio is supported (README): a server given by `url` is never contacted.
 Resource            ../../resources/mcp.resource
 Suite Setup         Start Suite Server With Every Fixture
