@@ -50,6 +50,14 @@ Concurrent Calls To One Server Each Get Their Own Answer
     Concurrent Echo Answers Should Be The Sdk Answers    @{messages}
     Server Should Still Serve Completions
 
+Calls To One Server Reach The Same Process
+    [Documentation]    The server process spawned for the first call serves the next ones: the fixture's `count`
+    ...    tool counts the calls its process has answered.
+    ${first} =    Tool Answer    echo_count    ${{ {} }}
+    ${second} =    Tool Answer    echo_count    ${{ {} }}
+    VAR    &{expected}    plain_text_response=${{ str(int($first["plain_text_response"]) + 1) }}
+    Should Be Equal    ${second}    ${expected}
+
 An Error Result Of A Tool Is An Error Object
     Tool Answer Should Be The Sdk Answer    ${ECHO}    fail    reason=the fixture refuses
 

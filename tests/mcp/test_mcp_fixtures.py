@@ -12,7 +12,7 @@ import pytest
 from llamatest.mcp import config, processes, reference
 from llamatest.mcp.http_server import HttpMcpServer
 
-ECHO_TOOLS = {"echo", "add", "repeat", "fail", "whereami"}
+ECHO_TOOLS = {"echo", "add", "repeat", "fail", "whereami", "count"}
 
 
 def test_echo_fixture_lists_its_tools_to_the_sdk_client():
