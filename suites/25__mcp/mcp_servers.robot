@@ -27,6 +27,7 @@ ${NO_CONFIG}        ${OUTPUT_DIR}${/}mcp${/}no-such-config.json
 &{NOTIFY}           name=notify    kind=notify
 &{BURST}            name=burst    kind=burst
 &{NO_TOOLS}         name=empty    kind=empty
+&{GRANDCHILD}       name=gc    kind=grandchild
 &{HUGE}             name=huge    kind=oversized    timeout_ms=${SHORT_MS}
 &{PLACE}            name=place    kind=echo    cwd=${PLACE_DIR}    env=${{ {"LLAMATEST_MCP_PROBE": "probe value"} }}
 &{MISSING}          name=missing    kind=missing
@@ -139,6 +140,18 @@ The Web UI's Proxy Reaches An MCP Server Over HTTP
     ${after} =    Http Mcp Server Request Count
     Should Be Equal    ${after}    ${before + 1}
     [Teardown]    Stop Llama Server    proxy
+
+A Grandchild Holding The Pipes Holds Up Neither Start Nor Calls Nor Stop
+    [Documentation]    The fixture leaves a child that keeps its stdout and stderr open after llama-server has ended
+    ...    it at the end of warmup: reading those pipes until EOF would never end. llama-server must start,
+    ...    answer the call and stop on SIGTERM (exit code 0, before the harness's SIGKILL). The harness signals
+    ...    the whole process tree, the grandchild of the call included, so the stop is the weaker check.
+    Start Server With Mcp Servers    ${GRANDCHILD}    alias=third    marker=llamatest-mcp-third
+    ${answer} =    Tool Answer    gc_echo    ${{ {"message": "hello"} }}    server=third
+    Should Be Equal    ${answer}    ${{ {"plain_text_response": "hello"} }}
+    ${code} =    Stop Llama Server    third
+    Should Be Equal    ${code}    ${0}
+    [Teardown]    Stop Llama Server    third
 
 MCP Servers Are Spawned On Demand And End With Llama-Server
     Start Server With Mcp Servers    ${ECHO}    alias=second    marker=llamatest-mcp-second

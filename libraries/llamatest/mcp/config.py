@@ -2,7 +2,7 @@
 
 Each entry names one of our fixture servers (``servers/``) by a kind: ``echo`` (the SDK server), one of
 the faulty modes (``hang``, ``crash``, ``garbage``, ``shapeless``, ``notify``, ``burst``, ``empty``,
-``oversized``), ``missing`` (a command that does not exist) or ``url`` (an HTTP server given by URL, the
+``grandchild``, ``oversized``), ``missing`` (a command that does not exist) or ``url`` (an HTTP server given by URL, the
 way Cursor declares remote servers).
 Every spawned fixture carries the run's marker on its command line so that it can be found later.
 """
@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 SERVERS = Path(__file__).parent / "servers"
-FAULTY_MODES = ("hang", "crash", "garbage", "shapeless", "notify", "burst", "empty", "oversized")
+FAULTY_MODES = ("hang", "crash", "garbage", "shapeless", "notify", "burst", "empty", "grandchild",
+                "oversized")
 MISSING_COMMAND = "llamatest-no-such-mcp-server"
 
 

@@ -10,11 +10,14 @@
 - ``notify``: sends a notification, then the correct reply;
 - ``burst``: the same, both lines in one ``write()``, so that they reach the reader together;
 - ``empty``: lists no tool at all;
+- ``grandchild``: answers correctly, but first leaves a child (``GRANDCHILD_S`` seconds long) that inherits
+  its stdin, stdout and stderr, so the pipes stay open after this process is killed;
 - ``oversized``: replies with one line of `OVERSIZED_BYTES` (over llama-server's 8 MiB line limit).
 """
 
 import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -22,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _lifeline import guard  # noqa: E402
 
 OVERSIZED_BYTES = 9 * 1024 * 1024
+GRANDCHILD_S = 20
 TOOL = {"name": "echo", "description": "Returns the message unchanged.",
         "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}}
 
@@ -49,7 +53,7 @@ def call(mode: str, request: dict) -> None:
     if mode == "shapeless":
         send({"jsonrpc": "2.0", "id": req_id})
         return
-    if mode in ("notify", "burst"):
+    if mode in ("notify", "burst", "grandchild"):
         text = request.get("params", {}).get("arguments", {}).get("message", "")
         notification = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
                                    "params": {"level": "info", "data": "x"}})
@@ -58,7 +62,8 @@ def call(mode: str, request: dict) -> None:
         if mode == "burst":
             os.write(sys.stdout.fileno(), f"{notification}\n{answer}\n".encode())
             return
-        send(notification)
+        if mode == "notify":
+            send(notification)
         send(answer)
     # hang: no answer at all, ever
 
@@ -85,4 +90,7 @@ def serve(mode: str) -> None:
 
 if __name__ == "__main__":
     guard()
+    if sys.argv[1] == "grandchild":
+        # the marker on its command line lets the run find and end it like the fixture itself
+        subprocess.Popen([sys.executable, "-c", f"import time; time.sleep({GRANDCHILD_S})", sys.argv[2]])
     serve(sys.argv[1])
