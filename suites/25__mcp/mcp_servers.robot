@@ -4,7 +4,8 @@ Documentation       MCP servers: llama-server reads a Cursor-format `mcpServers`
 ...                 of them is called through `POST /tools` (server README, "MCP servers"; README-dev, "API for
 ...                 tools"). The servers are ours: `echo` is a real MCP server built with the mcp SDK, the others
 ...                 misbehave on purpose (hang, crash, garbage lines, a reply without result, a notification
-...                 first). What llama-server should answer comes from the SDK's own client on the same fixture.
+...                 first, in its own write or in the reply's, no tool at all). What llama-server should answer
+...                 comes from the SDK's own client on the same fixture.
 ...                 Only stdio is supported (README): a server given by `url` is never contacted.
 Resource            ../../resources/mcp.resource
 Suite Setup         Start Suite Server With Every Fixture
@@ -24,6 +25,9 @@ ${NO_CONFIG}        ${OUTPUT_DIR}${/}mcp${/}no-such-config.json
 &{GARBAGE}          name=garbage    kind=garbage    timeout_ms=${SHORT_MS}
 &{SHAPELESS}        name=shapeless    kind=shapeless    timeout_ms=${SHORT_MS}
 &{NOTIFY}           name=notify    kind=notify
+&{BURST}            name=burst    kind=burst
+&{NO_TOOLS}         name=empty    kind=empty
+&{GRANDCHILD}       name=gc    kind=grandchild
 &{HUGE}             name=huge    kind=oversized    timeout_ms=${SHORT_MS}
 &{PLACE}            name=place    kind=echo    cwd=${PLACE_DIR}    env=${{ {"LLAMATEST_MCP_PROBE": "probe value"} }}
 &{MISSING}          name=missing    kind=missing
@@ -35,11 +39,25 @@ ${NO_CONFIG}        ${OUTPUT_DIR}${/}mcp${/}no-such-config.json
 *** Test Cases ***
 Every Tool Of Every MCP Server Is Listed Under Its Server Prefix
     Mcp Tools Should Be Listed    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
-    ...    ${HUGE}    ${PLACE}
+    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}
 
 A Tool Call Passes Its Arguments And Its Result Through
     Tool Answer Should Be The Sdk Answer    ${ECHO}    echo    message=héllo, wörld ✓ "quoted"
     Tool Answer Should Be The Sdk Answer    ${ECHO}    add    a=${3}    b=${5}
+
+Concurrent Calls To One Server Each Get Their Own Answer
+    [Documentation]    Ten calls at once to the one `echo` process: each answer must be the one to its own request.
+    ${messages} =    Evaluate    [f"call {number} of ten" for number in range(10)]
+    Concurrent Echo Answers Should Be The Sdk Answers    @{messages}
+    Server Should Still Serve Completions
+
+Calls To One Server Reach The Same Process
+    [Documentation]    The server process spawned for the first call serves the next ones: the fixture's `count`
+    ...    tool counts the calls its process has answered.
+    ${first} =    Tool Answer    echo_count    ${{ {} }}
+    ${second} =    Tool Answer    echo_count    ${{ {} }}
+    VAR    &{expected}    plain_text_response=${{ str(int($first["plain_text_response"]) + 1) }}
+    Should Be Equal    ${second}    ${expected}
 
 An Error Result Of A Tool Is An Error Object
     Tool Answer Should Be The Sdk Answer    ${ECHO}    fail    reason=the fixture refuses
@@ -67,6 +85,14 @@ A Reply With Neither Result Nor Error Is An Invalid Response
 
 A Notification Before The Reply Is Not Taken For It
     Tool Answer Should Be The Sdk Answer    ${NOTIFY}    echo    message=after the notification
+
+A Notification Sent In The Same Write As The Reply Is Not Taken For It
+    Tool Answer Should Be The Sdk Answer    ${BURST}    echo    message=in one write
+
+A Server That Lists No Tool Adds None
+    ${names} =    Listed Tool Names
+    Should Not Contain Match    ${names}    empty_*
+    Tool Answer Should Be The Sdk Answer    ${ECHO}    echo    message=the others still answer
 
 A Result Line Over Eight Megabytes Is Dropped And Times Out
     [Documentation]    The stdio reader drops any line over 8 MiB (server-mcp.cpp, `max_line`), so the reply never
@@ -115,6 +141,18 @@ The Web UI's Proxy Reaches An MCP Server Over HTTP
     Should Be Equal    ${after}    ${before + 1}
     [Teardown]    Stop Llama Server    proxy
 
+A Grandchild Holding The Pipes Holds Up Neither Start Nor Calls Nor Stop
+    [Documentation]    The fixture leaves a child that keeps its stdout and stderr open after llama-server has ended
+    ...    it at the end of warmup: reading those pipes until EOF would never end. llama-server must start,
+    ...    answer the call and stop on SIGTERM (exit code 0, before the harness's SIGKILL). The harness signals
+    ...    the whole process tree, the grandchild of the call included, so the stop is the weaker check.
+    Start Server With Mcp Servers    ${GRANDCHILD}    alias=third    marker=llamatest-mcp-third
+    ${answer} =    Tool Answer    gc_echo    ${{ {"message": "hello"} }}    server=third
+    Should Be Equal    ${answer}    ${{ {"plain_text_response": "hello"} }}
+    ${code} =    Stop Llama Server    third
+    Should Be Equal    ${code}    ${0}
+    [Teardown]    Stop Llama Server    third
+
 MCP Servers Are Spawned On Demand And End With Llama-Server
     Start Server With Mcp Servers    ${ECHO}    alias=second    marker=llamatest-mcp-second
     Mcp Fixture Processes Should End    llamatest-mcp-second
@@ -135,6 +173,18 @@ MCP Config Should Stop The Server
     Should Contain    ${result.stdout}${result.stderr}    ${message}
     Should Not Contain    ${result.stdout}${result.stderr}    listening on
 
+Concurrent Echo Answers Should Be The Sdk Answers
+    [Documentation]    Sends `echo_echo` with each of the `messages`, all at once; each answer must be 200 and what
+    ...    the SDK client gets for its own message.
+    [Arguments]    @{messages}
+    ${bodies} =    Evaluate    [{"tool": "echo_echo", "params": {"message": message}} for message in $messages]
+    ${results} =    Stream Requests Concurrently    /tools    ${bodies}
+    FOR    ${message}    ${result}    IN ZIP    ${messages}    ${results}
+        Stream Status Should Be    ${result}    200
+        ${expected} =    Expected Mcp Answer    ${ECHO}    echo    message=${message}
+        Answers Should Be Equal    ${result.json_body}    ${expected}
+    END
+
 Start Suite Server With Every Fixture
     [Documentation]    Starts the HTTP fixture and checks that it answers the SDK client, then starts the suite's
     ...    server with one entry of each kind.
@@ -146,7 +196,7 @@ Start Suite Server With Every Fixture
     VAR    ${HTTP_SDK_REQUESTS}    ${sdk_requests}    scope=SUITE    # robocop: off=no-suite-variable
     Create Directory    ${PLACE_DIR}
     Start Server With Mcp Servers    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
-    ...    ${HUGE}    ${PLACE}    ${MISSING}    ${REMOTE}
+    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}    ${MISSING}    ${REMOTE}
 
 Stop Servers And Mcp Fixtures
     [Documentation]    Stops the suite's servers, then every MCP fixture process the suite left.

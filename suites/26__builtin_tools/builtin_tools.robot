@@ -90,6 +90,16 @@ Edit File Refuses Text It Cannot Find
     ${after} =    Get File    ${dir}${/}f.txt
     Should Be Equal    ${after}    ${LINES}
 
+Edit File Refuses Overlapping Edits And Leaves The File Alone
+    ${dir} =    Fresh Folder    edit-overlap
+    Create File    ${dir}${/}f.txt    line1\nline2\n
+    VAR    @{edits}    ${{ {"old_text": "line1\nline2", "new_text": "a"} }}
+    ...    ${{ {"old_text": "line2", "new_text": "b"} }}
+    Tool Should Refuse In    ${dir}    edit_file    ${{ {"path": "f.txt", "edits": $edits} }}
+    ...    edits[0] and edits[1] overlap in f.txt; merge them into one edit or target disjoint regions
+    ${after} =    Get File    ${dir}${/}f.txt
+    Should Be Equal    ${after}    line1\nline2\n
+
 Exec Shell Command Returns Its Output And Exit Code
     ${dir} =    Fresh Folder    exec
     ${text} =    Tool Text In    ${dir}    exec_shell_command    ${{ {"command": "printf 'a\\nb' ; pwd ; exit 3"} }}
@@ -137,6 +147,29 @@ File Glob Search Lists The Entries Under The Folder
     Lists Should Be Equal    ${paths}    ${{ ["sub/", "sub/deep.txt", "top.txt"] }}
     Should Be Equal    ${answer}[base]    ${dir}
 
+File Glob Search Descends No Deeper Than Max Depth
+    ${dir} =    Nested Folder    glob-depth
+    ${one} =    Glob Paths In    ${dir}    max_depth=${1}
+    Lists Should Be Equal    ${one}    ${{ ["top.txt"] }}
+    ${two} =    Glob Paths In    ${dir}    max_depth=${2}
+    Lists Should Be Equal    ${two}    ${{ ["a/mid.txt", "top.txt"] }}
+
+File Glob Search Returns At Most Limit Entries And Counts Them All
+    ${dir} =    Nested Folder    glob-limit
+    ${answer} =    Tool Answer In    ${dir}    file_glob_search    ${{ {"path": ".", "limit": 1} }}
+    Length Should Be    ${answer}[entries]    1
+    Should Contain    ${answer}[plain_text_response]    Total matches: 3
+
+File Glob Search Lists A Junk Folder But Never Walks It
+    [Documentation]    The tool's definition: the search skips "common junk directories (.git, node_modules, build,
+    ...    dist, etc.)"; the folder itself stays listed, as a possible working folder.
+    ${dir} =    Fresh Folder    glob-junk
+    Create File    ${dir}${/}build${/}artifact.txt    built
+    Create Directory    ${dir}${/}build${/}nested
+    Create File    ${dir}${/}src${/}main.cpp    int main() {}
+    ${paths} =    Glob Paths In    ${dir}    type=all
+    Lists Should Be Equal    ${paths}    ${{ ["build", "src", "src/main.cpp"] }}
+
 File Glob Search Refuses An Unknown Type
     ${dir} =    Fresh Folder    glob-type
     Tool Should Refuse In    ${dir}    file_glob_search    ${{ {"path": ".", "type": "bogus"} }}
@@ -163,3 +196,19 @@ Command Should Be Stopped At Its Timeout
     ${resp} =    Call Tool    exec_shell_command    ${{ {"command": $command, "timeout": 1} }}    headers=${headers}
     Should Be True    1 <= $resp.elapsed.total_seconds() < 15    the call took ${resp.elapsed}
     Should End With    ${resp.json()}[plain_text_response]    [exit due to timed out]
+
+Nested Folder
+    [Documentation]    Creates the folder `name` with `top.txt`, `a/mid.txt` and `a/b/deep.txt`; returns its path.
+    [Arguments]    ${name}
+    ${dir} =    Fresh Folder    ${name}
+    Create File    ${dir}${/}top.txt    top
+    Create File    ${dir}${/}a${/}mid.txt    mid
+    Create File    ${dir}${/}a${/}b${/}deep.txt    deep
+    RETURN    ${dir}
+
+Glob Paths In
+    [Documentation]    `file_glob_search` of `.` in `folder` with the `options`: the sorted paths of its entries.
+    [Arguments]    ${folder}    &{options}
+    ${answer} =    Tool Answer In    ${folder}    file_glob_search    ${{ {"path": ".", **$options} }}
+    ${paths} =    Evaluate    sorted(entry["path"] for entry in $answer["entries"])
+    RETURN    ${paths}

@@ -72,6 +72,24 @@ A Runtime In The Params Is Ignored
     Should Start With    ${answer}[os]    Linux
     Should Be Equal    ${answer}[cwd]    ${WORK}
 
+An Unknown Runtime Header Is Refused Rather Than Run On The Host
+    [Documentation]    An `x-tool-runtime` of no known scheme is an error; the command is not run on the host instead.
+    Runtime Header Should Be Refused    fake:does-not-exist    unknown tool runtime: fake:does-not-exist
+    File Should Not Exist    ${WORK}${/}ran
+
+An Ssh Runtime Target That Looks Like An Option Is Refused
+    [Documentation]    ssh reads options from its argv: a target starting with `-` would run its `ProxyCommand`.
+    VAR    ${target}    -oProxyCommand=touch ${WORK}${/}proxied
+    Runtime Header Should Be Refused    ssh:${target}    invalid ssh target: ${target}
+    File Should Not Exist    ${WORK}${/}proxied
+
+A Container Id That Looks Like An Option Is Refused
+    [Documentation]    The container id goes on the `<engine> exec` command line, so an id like `--privileged` is
+    ...    refused before any engine is run.
+    [Template]    Runtime Header Should Be Refused
+    docker-container:--privileged    invalid container id: --privileged
+    podman-container:--privileged    invalid container id: --privileged
+
 A Foreign Origin Gets No CORS Permission For Tools
     [Documentation]    `--help` of `--tools`: "for security reasons, this will limit --cors-origins to localhost by
     ...    default". A page of another origin gets no `Access-Control-Allow-Origin`; a localhost page does.
@@ -118,3 +136,14 @@ Start Reach Server
     VAR    ${OUTSIDE}    ${outside}    scope=SUITE    # robocop: off=no-suite-variable
     VAR    &{env}    LLAMATEST_TOOLS_PROBE=${PROBE_VALUE}
     Start Server For Suite    tiny-1-slot    --tools    all    env=${env}
+
+Runtime Header Should Be Refused
+    [Documentation]    `exec_shell_command` (`touch ran` in `${WORK}`) with the header `x-tool-runtime: runtime`
+    ...    answers 500 and the `server_error` object with exactly `message`. `/tools` sends that object bare,
+    ...    without the `{"error": …}` wrapper of the other routes (server-tools.cpp).
+    [Arguments]    ${runtime}    ${message}
+    VAR    &{headers}    x-tool-runtime=${runtime}    x-tool-cwd=${WORK}
+    ${resp} =    Call Tool    exec_shell_command    ${{ {"command": "touch ran"} }}    expected_status=500
+    ...    headers=${headers}
+    VAR    &{expected}    code=${500}    message=${message}    type=server_error
+    Should Be Equal    ${resp.json()}    ${expected}

@@ -12,7 +12,7 @@ import pytest
 from llamatest.mcp import config, processes, reference
 from llamatest.mcp.http_server import HttpMcpServer
 
-ECHO_TOOLS = {"echo", "add", "repeat", "fail", "whereami"}
+ECHO_TOOLS = {"echo", "add", "repeat", "fail", "whereami", "count"}
 
 
 def test_echo_fixture_lists_its_tools_to_the_sdk_client():
@@ -46,6 +46,15 @@ def test_tools_entry_names_the_tool_after_its_server():
 def test_faulty_fixture_lists_one_tool():
     tools = reference.sdk_tools(config.fixture_command("hang", "unit"))
     assert [tool["name"] for tool in tools] == ["echo"]
+
+
+def test_empty_fixture_lists_no_tool():
+    assert reference.sdk_tools(config.fixture_command("empty", "unit")) == []
+
+
+def test_burst_fixture_answers_the_sdk_client_after_its_notification():
+    result = reference.sdk_call(config.fixture_command("burst", "unit"), "echo", {"message": "one write"})
+    assert reference.tools_answer(result) == {"plain_text_response": "one write"}
 
 
 def test_config_entries_carry_the_marker_and_the_options(tmp_path):

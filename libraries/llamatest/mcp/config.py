@@ -1,8 +1,9 @@
 """The ``mcpServers`` JSON (Cursor format) llama-server reads with ``--mcp-servers-config``.
 
 Each entry names one of our fixture servers (``servers/``) by a kind: ``echo`` (the SDK server), one of
-the faulty modes (``hang``, ``crash``, ``garbage``, ``shapeless``, ``notify``, ``oversized``), ``missing`` (a command
-that does not exist) or ``url`` (an HTTP server given by URL, the way Cursor declares remote servers).
+the faulty modes (``hang``, ``crash``, ``garbage``, ``shapeless``, ``notify``, ``burst``, ``empty``,
+``grandchild``, ``oversized``), ``missing`` (a command that does not exist) or ``url`` (an HTTP server given by URL, the
+way Cursor declares remote servers).
 Every spawned fixture carries the run's marker on its command line so that it can be found later.
 """
 
@@ -12,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 SERVERS = Path(__file__).parent / "servers"
-FAULTY_MODES = ("hang", "crash", "garbage", "shapeless", "notify", "oversized")
+FAULTY_MODES = ("hang", "crash", "garbage", "shapeless", "notify", "burst", "empty", "grandchild",
+                "oversized")
 MISSING_COMMAND = "llamatest-no-such-mcp-server"
 
 

@@ -1,7 +1,7 @@
 """docs/upstream-parity.md: one row per upstream test function, read back and written out.
 
 A row's third cell is the counterpart(s), ``suites/AREA/file.robot: Test Name`` in backticks, or
-``planned: suites/AREA/file.robot`` (another branch adds it), or ``not covered: why``.
+``planned: suites/AREA/file.robot`` (another branch adds it; the doc test fails on it), or ``not covered: why``.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ kept, new functions get `TODO`) and fill them in:
     .venv/bin/python -m llamatest.parity docs/upstream-parity.md
 
 Set-up keeps the pinned sdist's test files in the cache (`$LLAMATEST_CACHE/upstream-tests/VERSION`).
-A cell is `suites/…/file.robot: Test Name` (one or more), `planned: suites/…/file.robot`, or
-`not covered: reason`.
+A cell is `suites/…/file.robot: Test Name` (one or more) or `not covered: reason`; a
+`planned: suites/…/file.robot` cell (a suite still on a branch) fails the check until it is filled in.
 """
 
 

@@ -47,6 +47,16 @@ def whereami(variable: str) -> str:
     return json.dumps({"cwd": os.getcwd(), "value": os.environ.get(variable)})
 
 
+_calls = {"count": 0}
+
+
+@server.tool()
+def count() -> int:
+    """Returns how many times this tool was called in this process, this call included."""
+    _calls["count"] += 1
+    return _calls["count"]
+
+
 if __name__ == "__main__":
     guard()
     server.run("stdio")

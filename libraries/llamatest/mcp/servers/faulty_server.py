@@ -1,18 +1,23 @@
 """An MCP server over stdio that misbehaves on purpose, written by hand (the SDK cannot misbehave).
 
 ``python faulty_server.py MODE MARKER``: it answers ``initialize`` and ``tools/list`` correctly (one tool,
-``echo``), then answers every ``tools/call`` according to MODE:
+``echo``; none in mode ``empty``), then answers every ``tools/call`` according to MODE:
 
 - ``hang``: never answers;
 - ``crash``: exits with status 1 at once;
 - ``garbage``: writes lines that are not JSON, and no reply;
 - ``shapeless``: replies with the right id but neither ``result`` nor ``error``;
 - ``notify``: sends a notification, then the correct reply;
+- ``burst``: the same, both lines in one ``write()``, so that they reach the reader together;
+- ``empty``: lists no tool at all;
+- ``grandchild``: answers correctly, but first leaves a child (``GRANDCHILD_S`` seconds long) that inherits
+  its stdin, stdout and stderr, so the pipes stay open after this process is killed;
 - ``oversized``: replies with one line of `OVERSIZED_BYTES` (over llama-server's 8 MiB line limit).
 """
 
 import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -20,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _lifeline import guard  # noqa: E402
 
 OVERSIZED_BYTES = 9 * 1024 * 1024
+GRANDCHILD_S = 20
 TOOL = {"name": "echo", "description": "Returns the message unchanged.",
         "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}}
 
@@ -47,10 +53,18 @@ def call(mode: str, request: dict) -> None:
     if mode == "shapeless":
         send({"jsonrpc": "2.0", "id": req_id})
         return
-    if mode == "notify":
-        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}})
+    if mode in ("notify", "burst", "grandchild"):
         text = request.get("params", {}).get("arguments", {}).get("message", "")
-        reply(req_id, {"content": [{"type": "text", "text": text}], "isError": False})
+        notification = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                                   "params": {"level": "info", "data": "x"}})
+        answer = json.dumps({"jsonrpc": "2.0", "id": req_id,
+                             "result": {"content": [{"type": "text", "text": text}], "isError": False}})
+        if mode == "burst":
+            os.write(sys.stdout.fileno(), f"{notification}\n{answer}\n".encode())
+            return
+        if mode == "notify":
+            send(notification)
+        send(answer)
     # hang: no answer at all, ever
 
 
@@ -66,7 +80,7 @@ def serve(mode: str) -> None:
                                   "capabilities": {"tools": {}},
                                   "serverInfo": {"name": f"faulty-{mode}", "version": "1"}})
         elif method == "tools/list":
-            reply(request["id"], {"tools": [TOOL]})
+            reply(request["id"], {"tools": [] if mode == "empty" else [TOOL]})
         elif method == "tools/call":
             call(mode, request)
         elif "id" in request:
@@ -76,4 +90,7 @@ def serve(mode: str) -> None:
 
 if __name__ == "__main__":
     guard()
+    if sys.argv[1] == "grandchild":
+        # the marker on its command line lets the run find and end it like the fixture itself
+        subprocess.Popen([sys.executable, "-c", f"import time; time.sleep({GRANDCHILD_S})", sys.argv[2]])
     serve(sys.argv[1])
