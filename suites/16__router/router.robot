@@ -126,7 +126,7 @@ Model Events Report A Load Until The Model Is Loaded
     ${events} =    Model Events Until    ${stream}    tiny-draft    loaded
     Should Be Equal    ${events}[0][data][status]    loading
     Should Be Equal    ${events}[-1][data][status]    loaded
-    [Teardown]    Close Model Events    ${stream}
+    [Teardown]    Close Model Events If Opened
 
 Loading An Unknown Model Is Rejected
     [Documentation]    Contract: RFC 9110 §15.5: with a 4xx "the server SHOULD send a representation containing

@@ -81,7 +81,7 @@ The Router Reports The Progress And Then The End Of A Download
     Download Model Through Router    ${PROGRESS_REPO}:Q8_0
     ${events} =    Download Events Until    ${stream}    ${PROGRESS_REPO}:Q8_0    download_finished
     Events Should Be Progress Then Finished    ${events}
-    [Teardown]    Close Model Events    ${stream}
+    [Teardown]    Close Model Events If Opened
 
 Download Progress Gives Each File's Done And Total Bytes
     [Documentation]    README, "GET /models/sse": a `download_progress` event's `data` maps each file's URL to
@@ -92,7 +92,7 @@ Download Progress Gives Each File's Done And Total Bytes
     Download Model Through Router    ${PROGRESS2_REPO}:Q8_0
     ${events} =    Download Events Until    ${stream}    ${PROGRESS2_REPO}:Q8_0    download_finished
     Progress Should End At The Size Of    ${events}    tiny-draft
-    [Teardown]    Close Model Events    ${stream}
+    [Teardown]    Close Model Events If Opened
 
 The Router Deletes A Downloaded Model From The List And The Disk
     Download Model Through Router    ${TINY_REPO}:Q8_0
