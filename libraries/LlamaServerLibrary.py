@@ -74,7 +74,7 @@ class LlamaServerLibrary:
     every server is recorded in a pid registry that ``run.py`` sweeps before and after each run.
 
     = Sanitizer reports =
-    When a server built with sanitizers (README, "Sanitizer builds") writes an AddressSanitizer,
+    When a server built with sanitizers (docs/targets.md, "Sanitizer builds") writes an AddressSanitizer,
     LeakSanitizer, ThreadSanitizer or UndefinedBehaviorSanitizer report to its log, ``Stop Llama Server``
     and ``Stop Suite Servers`` fail after stopping it, quoting the report: the suite that produced
     it fails in its teardown.

@@ -3,7 +3,7 @@ Documentation       Multi-turn conversations on SmolLM2: four users (one per slo
 ...                 of four turns, every turn sending the whole history with the recorded answers, one second of
 ...                 think time between turns. Each later turn must reuse the conversation so far from the prompt
 ...                 cache (server README, `cache_prompt`); the log shows TTFT, prompt and cached tokens per turn
-...                 (the README's Load tests section quotes them). One thread: on a shared two-core machine a
+...                 (docs/load.md quotes them). One thread: on a shared two-core machine a
 ...                 two-thread pool crawls while other processes run (1.1 tokens/s against 21 with one thread,
 ...                 measured here); prompt-cache reuse, what this suite measures, does not depend on it.
 Resource            ../../resources/load.resource

@@ -3,7 +3,7 @@ Documentation       llama.cpp's own load test, constant virtual users, run from 
 ...                 request after request for 60 s to SmolLM2, once with ShareGPT prompts (real, variable lengths)
 ...                 and once with prompts of exactly 500 tokens, each asking for 128 tokens. The numbers are
 ...                 compared with the previous run of the same configuration and with the baseline `release`
-...                 when one was saved (see the README, Load tests).
+...                 when one was saved (see docs/load.md).
 Resource            ../../resources/load.resource
 Suite Setup         Start Server For Suite    smollm2-load
 Suite Teardown      Stop Servers For Suite

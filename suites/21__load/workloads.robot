@@ -2,7 +2,7 @@
 Documentation       Load that looks like real traffic, on the tiny model: conversations arriving as sessions on an
 ...                 open loop, a bursty trace replayed on its own schedule with exact token counts, and the chat,
 ...                 Responses, Messages and infill streams mixed in one run, and a Mooncake-style trace file given
-...                 by path (a bad row is refused with its file and line; see the README, Load tests).
+...                 by path (a bad row is refused with its file and line; see docs/load.md).
 Resource            ../../resources/load.resource
 Library             OperatingSystem
 Suite Setup         Start Server For Suite    tiny-load

@@ -281,7 +281,7 @@ def index_markdown(tests: list[BugTest], output_xml: Path) -> str:
     if passed:
         parts += ["## PASSED: the server may be fixed\n",
                   "These tests assert the right behaviour and used to fail on a defect. Check the build, then "
-                  f"drop their `{TAG}` tag (and their line in the README's Known server bugs).\n"]
+                  f"drop their `{TAG}` tag (and their line in docs/bugs.md).\n"]
         parts += [f"- **{t.name}** (`{t.source or t.suite}`)" for t in passed] + [""]
     if failing:
         parts += ["## Failing\n", "| report | suite | upstream |", "|---|---|---|"]

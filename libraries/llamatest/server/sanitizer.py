@@ -1,6 +1,6 @@
 """Sanitizer reports in a server's log: AddressSanitizer, LeakSanitizer, ThreadSanitizer, UBSan.
 
-A llama-server built with sanitizers (see README, "Sanitizer builds") writes its reports to stderr,
+A llama-server built with sanitizers (see docs/targets.md, "Sanitizer builds") writes its reports to stderr,
 which goes to the server's .srvlog. The suite that produced one must fail, quoting it.
 """
 
