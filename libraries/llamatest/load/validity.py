@@ -15,6 +15,7 @@ import math
 from typing import Any
 
 import numpy as np
+from scipy import stats as scipy_stats
 
 from llamatest import machine
 from llamatest.load.metrics import intervals_of, request_metrics, token_counts, window_of
@@ -69,73 +70,22 @@ def _p99(values) -> float | None:
 
 # ----------------------------------------------------------------------------------------------- statistics
 
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the regularised incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-14:
-            break
-    return h
-
-
-def betainc(a: float, b: float, x: float) -> float:
-    """Regularised incomplete beta I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    ln = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(ln) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(ln) * _betacf(b, a, 1.0 - x) / b
-
-
-def t_sf(t: float, df: float) -> float:
-    """P(T > t) for Student's t with ``df`` degrees of freedom."""
-    if math.isinf(t):
-        return 0.0 if t > 0 else 1.0
-    tail = 0.5 * betainc(df / 2.0, 0.5, df / (df + t * t))
-    return tail if t > 0 else 1.0 - tail
-
-
 def trend(x, y) -> dict[str, float | None]:
     """Least-squares slope of y on x, its t statistic and the one-sided p-value of "slope > 0"."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     n = len(x)
-    if n < 3:
+    if n < 3 or float(((x - x.mean()) ** 2).sum()) <= 0:
         return {"n": n, "slope": None, "t": None, "p": None}
-    sxx = float(((x - x.mean()) ** 2).sum())
-    if sxx <= 0:
-        return {"n": n, "slope": None, "t": None, "p": None}
-    slope = float(((x - x.mean()) * (y - y.mean())).sum() / sxx)
-    resid = y - (y.mean() + slope * (x - x.mean()))
-    ssr = float((resid**2).sum())
-    se = math.sqrt(ssr / (n - 2) / sxx)
+    fit = scipy_stats.linregress(x, y, alternative="greater")
+    slope = float(fit.slope)
     scale = max(1.0, float(np.abs(y).max()))
-    if se <= 1e-12 * scale:
+    if not math.isfinite(fit.stderr) or fit.stderr <= 1e-12 * scale:  # an exact line: the slope's sign decides
         t = math.inf if slope > 1e-12 * scale else (-math.inf if slope < -1e-12 * scale else 0.0)
+        p = 0.0 if t > 0 else (1.0 if t < 0 else 0.5)
     else:
-        t = slope / se
-    p = 0.5 if t == 0.0 else t_sf(t, n - 2)
+        t = slope / float(fit.stderr)
+        p = 0.5 if t == 0.0 else float(fit.pvalue)
     return {"n": n, "slope": slope, "t": t, "p": p}
 
 
