@@ -1,7 +1,7 @@
 """Benchmark (not a test): what the load engine sustains on this machine against a null server.
 
-    .venv/bin/python tests/load/bench_generator.py            # full: 1000 streams held 5 s; 300 req/s for 10 s
-    .venv/bin/python tests/load/bench_generator.py --quick    # short: 1000 streams held 2 s; 300 req/s for 3 s
+    .venv/bin/python benchmarks/load_engine.py            # full: 1000 streams held 5 s; 300 req/s for 10 s
+    .venv/bin/python benchmarks/load_engine.py --quick    # short: 1000 streams held 2 s; 300 req/s for 3 s
 
 The null server runs in a process of its own (aiohttp) and answers every request with a short fixed SSE
 stream, stamping ``time.perf_counter()`` just before each write; the client and the server share the
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: ``tests`` is importable
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: ``tests`` is importable
 from tests.load.scripted_server import DONE, chat, serve_forever, start_process, usage  # noqa: E402
 
 GAP_S = 0.005  # between the content writes of one stream

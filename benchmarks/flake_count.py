@@ -1,7 +1,7 @@
 """Flake count: the default run N times in a row, optionally beside CPU hogs, and what each run ended with.
 
-    .venv/bin/python tests/flake_count.py --runs 10
-    .venv/bin/python tests/flake_count.py --runs 3 --hogs 2
+    .venv/bin/python benchmarks/flake_count.py --runs 10
+    .venv/bin/python benchmarks/flake_count.py --runs 3 --hogs 2
 
 Each run is ``python3 run.py -d DIR/run-K`` (robot options after ``--`` are passed on). The hogs are busy
 loops (``while True: pass``), started before the first run and killed after the last one (and when this

@@ -6,8 +6,8 @@ loop reading and parsing every stream, and the slot sampler's thread). By defaul
 fake multi-slot llama-server of the unit tests, started in a subprocess; ``--url`` measures against a
 running llama-server instead (start it with ``--parallel 64`` or more for 64 streams at once).
 
-    .venv/bin/python tests/concurrency/measure_cpu_per_chunk.py
-    .venv/bin/python tests/concurrency/measure_cpu_per_chunk.py --url http://127.0.0.1:8080 --tokens 200
+    .venv/bin/python benchmarks/concurrent_keyword_cpu.py
+    .venv/bin/python benchmarks/concurrent_keyword_cpu.py --url http://127.0.0.1:8080 --tokens 200
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import requests
 from llamatest.concurrency.batch import Options, run_batch
 from llamatest.concurrency.bodies import build_bodies
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 FAKE_SERVER = """
 import sys
 from aiohttp import web

@@ -2,7 +2,7 @@
 
 Run inside the project venv after set-up:
 
-    .venv/bin/python tests/benchmark.py [--starts 10] [--tokens 4000]
+    .venv/bin/python benchmarks/server_start_and_speed.py [--starts 10] [--tokens 4000]
 
 Prints one line per figure (median and range). docs/numbers.md keeps the figures; nothing here
 is a pass/fail test.
