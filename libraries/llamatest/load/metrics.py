@@ -584,6 +584,13 @@ def timeseries(run: RunRecord, reqs, mets, chunk_counts, intervals, window) -> l
 COMPAT_TOOLS = ("vllm", "guidellm", "genai-perf")
 _VLLM_CHOICE_KINDS = frozenset({"role", "content", "reasoning", "tool_call", "finish"})
 
+def definitions_table() -> str:
+    """`DEFINITIONS` as the Markdown table of docs/load.md (checked against it by a pytest)."""
+    rows = ["| metric | definition |", "|---|---|"]
+    rows += [f"| `{name}` | {text.replace('|', chr(92) + '|')} |" for name, text in DEFINITIONS.items()]
+    return "\n".join(rows)
+
+
 COMPAT_DEFINITIONS = {
     "vllm": {"ttft_ms": "first chunk with non-empty choices (a role-only chunk counts)",
              "itl_ms": "gaps between consecutive chunks with choices, one sample per chunk",

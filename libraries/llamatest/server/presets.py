@@ -141,3 +141,14 @@ def robot_table() -> str:
         rows.append(f"| ``{name}`` | {model} | {entry.n_slots} | {entry.n_ctx} | ``{flags}`` "
                     f"| {entry.description} |")
     return "\n".join(rows)
+
+
+def markdown_table() -> str:
+    """The presets as the Markdown table of docs/writing-suites.md (checked against it by a pytest)."""
+    rows = ["| preset | model | slots | context | flags | for |", "|---|---|---|---|---|---|"]
+    for name, entry in PRESETS.items():
+        flags = " ".join(entry.args()[4:]).replace("|", "\\|")  # after --ctx-size and --parallel
+        model = f"{entry.model} (or `${OWN_MODELS[entry.takes]}`)" if entry.takes else entry.model
+        rows.append(f"| `{name}` | {model} | {entry.n_slots} | {entry.n_ctx} | {f'`{flags}`' if flags else ''} "
+                    f"| {entry.description.replace('``', '`')} |")
+    return "\n".join(rows)
