@@ -86,9 +86,10 @@ Ignore Eos Bans Every End Of Generation Token In The Generation Settings
     [Documentation]    This build implements `ignore_eos` as a bias of minus infinity on each end-of-generation
     ...    token (`</s>` and ChatML's `<|im_end|>` for `tiny`), which JSON shows as `null`.
     [Tags]    needs:tiny    build-specific
+    ${eos} =    End Of Sequence Token
     ${im_end} =    Tokenize    <|im_end|>    parse_special=${True}
     ${out} =    Complete    ${PROMPT}    n_predict=${2}    ignore_eos=${True}
-    VAR    @{banned}    ${{ {"bias": None, "token": ${EOS_ID}} }}    ${{ {"bias": None, "token": $im_end[0]} }}
+    VAR    @{banned}    ${{ {"bias": None, "token": $eos} }}    ${{ {"bias": None, "token": $im_end[0]} }}
     Json Field Should Be    ${out}    generation_settings.logit_bias    ${banned}
 
 Without Ignore Eos The Generation Settings Carry No Bias
