@@ -88,7 +88,8 @@ def _target_options(p: argparse.ArgumentParser) -> None:
                    help=f"sharegpt: longest prompt in characters (default {datasets.SHAREGPT_MAX_CHARS}); lower it "
                    "for a small context")
     p.add_argument("--max-tokens", type=int, default=32, help="output tokens per request (default 32)")
-    p.add_argument("--warm", action="store_true", help="let the prompt cache work (no cache_prompt: false)")
+    p.add_argument("--warm", action="store_true", help="let the prompt cache work (no cache_prompt: false); a "
+                   "workload that measures the cache (multi-turn, shared prefix) is warm anyway")
     p.add_argument("--name", help="the run's name (its folder and history); default from the profile")
     p.add_argument("--output", type=Path, help="where the files go (default results/load/<name>)")
     p.add_argument("--history", type=Path, help=f"earlier runs (default ${settings.ENV_LOAD_HISTORY} or "
@@ -200,7 +201,8 @@ def slo_of(pairs: list[str]) -> dict[str, float]:
 
 def _plan(args: argparse.Namespace, target: Target, dataset: Dataset, profile_name: str, on_tick=None) -> Plan:
     name = re.sub(r"[^a-z0-9._-]+", "-", (args.name or f"cli-{profile_name}-{dataset.name}").lower()).strip("-.")
-    return Plan(name=name or "load", target=target, dataset=dataset, max_tokens=args.max_tokens, cold=not args.warm,
+    cold = not (args.warm or dataset.warm)  # as the keywords do: a warm workload measures the prompt cache
+    return Plan(name=name or "load", target=target, dataset=dataset, max_tokens=args.max_tokens, cold=cold,
                 on_tick=on_tick)
 
 
