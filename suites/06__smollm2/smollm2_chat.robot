@@ -40,6 +40,7 @@ Bpe Round Trip Restores The Exact Text
     Should Be Equal    ${restored}    Hello world, héllo ✓
 
 Model Meta Matches The Packaged GGUF File
+    [Tags]    needs:model-file
     ${meta} =    Suite Model Metadata
     ${models} =    Get Models
     Json Field Should Be    ${models}    data.0.meta.n_vocab    ${meta}[n_vocab]

@@ -59,6 +59,7 @@ OpenAI Batch Answers Each Input In Order
     Vectors Should Be Equal Within    ${resp.json()}[data][1][embedding]    ${other}
 
 Vector Width Is The Model's Embedding Length
+    [Tags]    needs:model-file
     ${meta} =    Suite Model Metadata
     ${resp} =    Embeddings    ${{ [$TEXT, $OTHER] }}
     ${vectors} =    Embedding Vectors    ${resp}

@@ -16,6 +16,7 @@ ${NOT_OAI}      Pooling type 'none' is not OAI compatible. Please use a differen
 
 *** Test Cases ***
 Generative Model Embeds Each Token Including Bos
+    [Tags]    needs:model-file
     ${meta} =    Suite Model Metadata
     ${vectors} =    Native Vectors Of    ${TEXT}
     ${tokens} =    Tokens With Specials    ${TEXT}

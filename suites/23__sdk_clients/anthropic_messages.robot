@@ -14,6 +14,7 @@ Test Tags           sdk    api-formats
 *** Variables ***
 ${QUESTION}     hello llama
 &{GREEDY}       temperature=${0}
+&{NO_EOS}       ignore_eos=${True}
 
 
 *** Test Cases ***
@@ -27,9 +28,8 @@ Message Is A Typed Message With One Text Block
     Should Be Typed    ${message.content[0]}    TextBlock
 
 Max Tokens Gives That Many Tokens And Stop Reason Max Tokens
-    [Tags]    needs:tiny
     ${messages} =    User Messages    ${QUESTION}
-    ${message} =    Anthropic Call    messages.create    messages=${messages}    max_tokens=${5}
+    ${message} =    Anthropic Call    messages.create    messages=${messages}    max_tokens=${5}    extra_body=${NO_EOS}
     Should Be Equal    ${message.stop_reason}    max_tokens
     Should Be Equal    ${message.stop_sequence}    ${NONE}
     Should Be Equal As Integers    ${message.usage.output_tokens}    5

@@ -13,6 +13,7 @@ Test Tags           sdk    api-formats    streaming
 *** Variables ***
 ${QUESTION}     hello llama
 &{GREEDY}       temperature=${0}
+&{NO_EOS}       ignore_eos=${True}
 @{EVENT_ORDER}
 ...                 message_start    content_block_start    content_block_delta    content_block_stop
 ...                 message_delta    message_stop
@@ -41,9 +42,8 @@ Streamed Text Deltas Add Up To The Final Message
     Should Be Equal    ${call.result.content[0].text}    ${text}
 
 Final Message Counts The Streamed Tokens
-    [Tags]    needs:tiny
     ${messages} =    User Messages    ${QUESTION}
-    ${call} =    Anthropic Stream    messages.stream    messages=${messages}    max_tokens=${4}
+    ${call} =    Anthropic Stream    messages.stream    messages=${messages}    max_tokens=${4}    extra_body=${NO_EOS}
     Should Be Equal As Integers    ${call.result.usage.output_tokens}    4
     Should Be Equal    ${call.result.stop_reason}    max_tokens
 

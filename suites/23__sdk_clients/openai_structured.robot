@@ -2,12 +2,14 @@
 Documentation       Structured outputs through the OpenAI SDK: `response_format` with a JSON schema, and
 ...                 `client.chat.completions.parse(...)` and `.stream(...)` with a pydantic model, whose parsed
 ...                 result is the model instance. The schema (`sdk_schemas.py`) has only literal fields, so its
-...                 grammar fixes the answer and ends it. On `tiny` grammars work only with the legacy
-...                 renderer (`tiny-no-jinja`; with Jinja this build answers 400 "Failed to initialize samplers").
+...                 grammar fixes the answer and ends it, on any model: the suite runs on SmolLM2 with default
+...                 flags, so an external server runs it too (`tiny` takes grammars only with the legacy renderer,
+...                 `--no-jinja`, which cannot be seen from outside; with Jinja this build answers it 400 "Failed to
+...                 initialize samplers").
 ...                 Reference: https://platform.openai.com/docs/guides/structured-outputs
 Resource            ../../resources/clients.resource
 Variables           sdk_schemas.py
-Suite Setup         Start SDK Suite Server    tiny-no-jinja
+Suite Setup         Start SDK Suite Server    smollm2
 Suite Teardown      Stop Servers For Suite
 Test Timeout        1 minute
 Test Tags           sdk    chat
