@@ -25,10 +25,9 @@ KNOWN = {
     "resources/clients.resource": 1,
     "resources/completion.resource": 6,
     "resources/downloads.resource": 4,
-    "resources/embeddings.resource": 2,
+    "resources/embeddings.resource": 1,
     "resources/mcp.resource": 1,
     "resources/peers.resource": 5,
-    "resources/router.resource": 2,
     "resources/tokenize.resource": 2,
     "resources/tools.resource": 2,
     "suites/26__builtin_tools/builtin_tools.robot": 4,
@@ -74,6 +73,13 @@ def test_no_robot_file_holds_a_python_comprehension():
                       + "\nReplace it with a keyword named as a behaviour or a plain data accessor (`Values Of Each`, "
                         "`Items Having Key`, ...) implemented in the keyword library of its concern "
                         "(libraries/*Library.py, logic in libraries/llamatest/), with a unit test if non-trivial.")
+
+
+
+def test_the_list_of_files_written_before_the_rule_is_up_to_date():
+    counts = {path.relative_to(ROOT).as_posix(): len(comprehensions(path.read_text())) for path in robot_files()}
+    stale = {name: counts.get(name, 0) for name, known in KNOWN.items() if counts.get(name, 0) < known}
+    assert not stale, f"fewer comprehensions left than KNOWN says: set these counts in KNOWN (drop zeros): {stale}"
 
 
 def test_a_comprehension_is_found_in_inline_python_and_in_evaluate():
