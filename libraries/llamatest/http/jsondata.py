@@ -7,7 +7,15 @@ from typing import Any
 
 from llamatest.http.jsonpath import lookup
 
-_FAIL = object()
+
+class _Fail:
+    """Default of ``missing``: a path that does not resolve fails."""
+
+    def __repr__(self) -> str:
+        return "fail"
+
+
+_FAIL = _Fail()
 
 
 def value_at(item: Any, path: str, missing: Any = _FAIL) -> Any:
