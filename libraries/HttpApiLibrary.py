@@ -132,6 +132,11 @@ class HttpApiLibrary:
         """The JSON objects of ``items`` that have ``key``, in order."""
         return jsondata.items_having(items, key)
 
+    @keyword("Items Where")
+    def items_where(self, items: list, path: str, value) -> list:
+        """The items whose value at dotted ``path`` equals ``value`` (``==``), in order."""
+        return jsondata.items_where(items, path, value)
+
     @keyword("Field In Index Order")
     def field_in_index_order(self, results: list, field: str) -> list:
         """The ``field`` of results carrying an ``index`` (rerank, embeddings), ordered by that index."""

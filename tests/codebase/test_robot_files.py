@@ -28,7 +28,6 @@ KNOWN = {
     "resources/embeddings.resource": 1,
     "resources/mcp.resource": 1,
     "resources/peers.resource": 5,
-    "resources/tools.resource": 2,
     "suites/26__builtin_tools/builtin_tools.robot": 4,
     "suites/26__builtin_tools/builtin_tools_reach.robot": 1,
     "tests/harness/external_target.robot": 2,

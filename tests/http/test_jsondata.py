@@ -31,6 +31,8 @@ def test_totals_items_having_and_lower_case_names():
     items = [{"top_probs": [{"prob": 0.5}, {"prob": 0.25}]}, {"other": 1}]
     assert jsondata.totals_of_each(items[:1], "top_probs", "prob") == [0.75]
     assert jsondata.items_having(items, "other") == [{"other": 1}]
+    tools = [{"tool": "a", "type": "mcp"}, {"tool": "b", "type": "server"}]
+    assert jsondata.items_where(tools, "type", "server") == [{"tool": "b", "type": "server"}]
     assert jsondata.lower_case_names({"X-Api-Key": "k"}) == {"x-api-key": "k"}
 
 

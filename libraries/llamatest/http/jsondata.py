@@ -49,6 +49,11 @@ def items_having(items: list, key: str) -> list:
     return [item for item in items if key in item]
 
 
+def items_where(items: list, path: str, value: Any) -> list:
+    """The items whose value at ``path`` equals ``value``, in order."""
+    return [item for item in items if value_at(item, path) == value]
+
+
 def in_index_order(results: list, field: str) -> list:
     """The ``field`` of results that carry an ``index`` (rerank, embeddings), ordered by that index."""
     return [result[field] for result in sorted(results, key=lambda result: result["index"])]
