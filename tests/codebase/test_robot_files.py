@@ -28,8 +28,7 @@ KNOWN = {
     "resources/embeddings.resource": 1,
     "resources/mcp.resource": 1,
     "resources/peers.resource": 5,
-    "suites/26__builtin_tools/builtin_tools.robot": 4,
-    "suites/26__builtin_tools/builtin_tools_reach.robot": 1,
+    "suites/26__builtin_tools/builtin_tools.robot": 1,
     "tests/harness/external_target.robot": 2,
 }
 
