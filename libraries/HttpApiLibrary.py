@@ -7,7 +7,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.api.types import Secret
 
-from llamatest.http import checks, keepalive, unix_socket
+from llamatest.http import checks, jsondata, keepalive, unix_socket
 from llamatest.http.exchanges import label_of, naming, with_label
 from llamatest.http.explain import head, status_mismatch
 from llamatest.http.jsonpath import lookup
@@ -118,6 +118,39 @@ class HttpApiLibrary:
         """Returns the value at a dotted ``path`` (``data.0.id``) of a response's JSON or of JSON data."""
         with naming(resp_or_json):
             return lookup(_document(resp_or_json), path)
+
+    @keyword("Values Of Each")
+    def values_of_each(self, items: list, path: str, missing=jsondata._FAIL) -> list:
+        """The value at dotted ``path`` (``status.value``, ``top_probs.0.id``) of every item, in order.
+
+        Items are JSON objects or objects with attributes (``${page.data}``, stream results). With ``missing``
+        given, a missing key or a ``null`` on the way gives ``missing`` instead of failing."""
+        return jsondata.values_of_each(items, path, missing)
+
+    @keyword("Items Having Key")
+    def items_having_key(self, items: list, key: str) -> list:
+        """The JSON objects of ``items`` that have ``key``, in order."""
+        return jsondata.items_having(items, key)
+
+    @keyword("Items Where")
+    def items_where(self, items: list, path: str, value) -> list:
+        """The items whose value at dotted ``path`` equals ``value`` (``==``), in order."""
+        return jsondata.items_where(items, path, value)
+
+    @keyword("Field In Index Order")
+    def field_in_index_order(self, results: list, field: str) -> list:
+        """The ``field`` of results carrying an ``index`` (rerank, embeddings), ordered by that index."""
+        return jsondata.in_index_order(results, field)
+
+    @keyword("Headers With Lower Case Names")
+    def headers_with_lower_case_names(self, headers) -> dict:
+        """The headers (a mapping) with their names in lower case."""
+        return jsondata.lower_case_names(headers)
+
+    @keyword("Totals Of Each")
+    def totals_of_each(self, items: list, list_key: str, field: str) -> list:
+        """For every item, the sum of ``field`` over the objects in its list ``list_key`` (``top_probs``, ``prob``)."""
+        return jsondata.totals_of_each(items, list_key, field)
 
     @keyword("Json Field Should Be")
     def json_field_should_be(self, resp_or_json, path: str, expected) -> None:

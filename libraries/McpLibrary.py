@@ -64,6 +64,11 @@ class McpLibrary:
         command = _config.fixture_command(entry["kind"], "llamatest-mcp-reference")
         return _reference.tools_answer(_reference.sdk_call(command, tool, arguments))
 
+    @keyword("Tool Call Bodies")
+    def tool_call_bodies(self, tool: str, argument: str, *values) -> list[dict]:
+        """One ``POST /tools`` body per value: ``tool`` called with ``{argument: value}``, in order."""
+        return [_reference.tool_call_body(tool, {argument: value}) for value in values]
+
     @keyword("Answers Should Be Equal")
     def answers_should_be_equal(self, answer: dict, expected: dict) -> None:
         """``answer == expected``; a mismatch names the first differing key with short excerpts, so that a

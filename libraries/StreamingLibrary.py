@@ -255,6 +255,12 @@ class StreamingLibrary:
         """
         _check(checks.every_partial_chunk_carries_one_token, result)
 
+    @keyword("One Entry Of Each Token Chunk")
+    def one_entry_of_each_token_chunk(self, per_chunk: list) -> list:
+        """Takes the token entries (``completion_probabilities``, ``logprobs.content``) of every chunk of a
+        stream, checks each chunk but the last carries exactly one and the last none, and returns them in order."""
+        return checks.one_entry_per_token_chunk(per_chunk)
+
     @keyword("Final Chunk Should Report")
     def final_chunk_should_report(self, result: StreamResult, **fields) -> None:
         """Native streams: the last chunk has ``stop: true`` and the given top-level fields.

@@ -121,12 +121,11 @@ Each Chosen Token Should Lead Its Alternatives
     [Documentation]    Under greedy decoding every generated token is the first (most likely) of its alternatives.
     [Arguments]    ${probabilities}    ${kind}
     ${chosen} =    Field Of Each    ${probabilities}    id
-    VAR    ${key}    top_${kind}s
-    VAR    ${leaders}    ${{ [e[k][0]["id"] for e, k in zip($probabilities, itertools.repeat($key))] }}
+    ${leaders} =    Values Of Each    ${probabilities}    top_${kind}s.0.id
     Should Be Equal    ${chosen}    ${leaders}
 
 Alternatives Should Sum To At Most One
     [Documentation]    The post-sampling probabilities of the alternatives of each token add up to at most 1.
     [Arguments]    ${probabilities}
-    VAR    ${sums}    ${{ [sum(alt["prob"] for alt in entry["top_probs"]) for entry in $probabilities] }}
-    Should Be True    all(total <= 1 + 1e-6 for total in $sums)    sums above 1: ${sums}
+    ${sums} =    Totals Of Each    ${probabilities}    top_probs    prob
+    Should Be True    max($sums) <= 1 + 1e-6    sums above 1: ${sums}

@@ -110,7 +110,7 @@ Progress Chunks
     [Documentation]    The chunks of a native stream that carry `prompt_progress`.
     [Arguments]    ${result}
     ${events} =    Stream Json Events    ${result}
-    VAR    ${progress}    ${{ [event for event in $events if "prompt_progress" in event] }}
+    ${progress} =    Items Having Key    ${events}    prompt_progress
     RETURN    ${progress}
 
 Progress Should Come Before The Text
@@ -132,7 +132,7 @@ Progress Should Rise To The Prompt Size
     ${totals} =    Field Of Each    ${reports}    total
     ${processed} =    Field Of Each    ${reports}    processed
     Should Be Equal    ${totals}    ${{ [$n_prompt] * len($reports) }}
-    Should Be True    all(a < b for a, b in zip($processed, $processed[1:]))    not rising: ${processed}
+    Should Be Equal    ${processed}    ${{ sorted(set($processed)) }}    not rising: ${processed}
     Should Be Equal    ${processed}[-1]    ${n_prompt}
 
 Every Chunk Timing Should Count Its Tokens
@@ -150,7 +150,6 @@ Streamed Probabilities
     ...    must carry exactly one (for its one token) and the final chunk none.
     [Arguments]    ${result}
     ${events} =    Stream Json Events    ${result}
-    VAR    ${per_chunk}    ${{ [event.get("completion_probabilities", []) for event in $events] }}
-    ${sizes} =    Evaluate    [len(entries) for entries in $per_chunk]
-    Should Be Equal    ${sizes}    ${{ [1] * (len($events) - 1) + [0] }}
-    RETURN    ${{ [entries[0] for entries in $per_chunk[:-1]] }}
+    ${per_chunk} =    Values Of Each    ${events}    completion_probabilities    missing=${{ [] }}
+    ${entries} =    One Entry Of Each Token Chunk    ${per_chunk}
+    RETURN    ${entries}

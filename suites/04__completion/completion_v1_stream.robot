@@ -70,7 +70,6 @@ Streamed Logprobs
     ...    chunk, none on the finish chunk.
     [Arguments]    ${result}
     ${chunks} =    Stream Json Events    ${result}
-    VAR    ${per_chunk}    ${{ [(chunk["choices"][0]["logprobs"] or {}).get("content", []) for chunk in $chunks] }}
-    ${sizes} =    Evaluate    [len(entries) for entries in $per_chunk]
-    Should Be Equal    ${sizes}    ${{ [1] * (len($chunks) - 1) + [0] }}
-    RETURN    ${{ [entries[0] for entries in $per_chunk[:-1]] }}
+    ${per_chunk} =    Values Of Each    ${chunks}    choices.0.logprobs.content    missing=${{ [] }}
+    ${entries} =    One Entry Of Each Token Chunk    ${per_chunk}
+    RETURN    ${entries}

@@ -103,6 +103,5 @@ Empty Document Is Still Ranked
 Texts By Index
     [Documentation]    Returns the `text` of TEI rerank results ordered by their `index`: the documents as sent.
     [Arguments]    ${results}
-    ${indexes} =    Result Indexes    ${results}
-    VAR    ${texts}    ${{ [result["text"] for result in $results] }}
-    RETURN    ${{ [text for _, text in sorted(zip($indexes, $texts))] }}
+    ${texts} =    Field In Index Order    ${results}    text
+    RETURN    ${texts}

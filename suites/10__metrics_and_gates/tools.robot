@@ -90,4 +90,5 @@ Headers The Target Received
     [Documentation]    The headers of the one request the media fixture got, with lower-case names.
     ${requests} =    Media Fixture Requests
     Length Should Be    ${requests}    1
-    RETURN    ${{ {name.lower(): value for name, value in $requests[0]["headers"].items()} }}
+    ${headers} =    Headers With Lower Case Names    ${requests}[0][headers]
+    RETURN    ${headers}

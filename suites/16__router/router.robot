@@ -149,7 +149,7 @@ Start Router Servers
 Every Listed Model Should Have A Status
     [Documentation]    Every entry of /models has a `status.value` among `unloaded`, `loading` and `loaded`.
     ${resp} =    Get Router Models
-    ${statuses} =    Evaluate    [model["status"]["value"] for model in $resp.json()["data"]]
+    ${statuses} =    Values Of Each    ${resp.json()}[data]    status.value
     VAR    @{known}    unloaded    loading    loaded
     FOR    ${status}    IN    @{statuses}
         Should Contain    ${known}    ${status}    unknown model status '${status}'

@@ -103,7 +103,8 @@ Every Stream Should Give The Same Text
         Stream Status Should Be    ${result}    200
         Stream Should Have No Error    ${result}
     END
-    ${texts} =    Evaluate    {result.text for result in $results}
+    ${all_texts} =    Values Of Each    ${results}    text
+    ${texts} =    Evaluate    set($all_texts)
     Length Should Be    ${texts}    1    the streams gave different texts: ${texts}
 
 Aliased Completion Text
@@ -120,11 +121,13 @@ Listed Aliases
     [Documentation]    The `aliases` /models gives the model `name`.
     [Arguments]    ${name}
     ${resp} =    Get Router Models
-    ${aliases} =    Evaluate    {model["id"]: model.get("aliases") for model in $resp.json()["data"]}
-    RETURN    ${aliases}[${name}]
+    ${ids} =    Values Of Each    ${resp.json()}[data]    id
+    ${aliases} =    Values Of Each    ${resp.json()}[data]    aliases    missing=${None}
+    ${by_id} =    Evaluate    dict(zip($ids, $aliases))
+    RETURN    ${by_id}[${name}]
 
 Reloaded Model Ids
     [Documentation]    The model ids `GET /models?reload=1` lists after re-reading its sources.
     ${resp} =    GET On Session    suite    /models    params=reload=1    expected_status=200
-    ${ids} =    Evaluate    [model["id"] for model in $resp.json()["data"]]
+    ${ids} =    Values Of Each    ${resp.json()}[data]    id
     RETURN    ${ids}

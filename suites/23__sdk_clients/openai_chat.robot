@@ -114,4 +114,5 @@ Strict Validation Accepts The Answer
 Joined Tokens
     [Documentation]    The texts of the `token` fields of logprob entries, joined: the text they stand for.
     [Arguments]    ${entries}
-    RETURN    ${{ "".join(entry.token for entry in $entries) }}
+    ${tokens} =    Values Of Each    ${entries}    token
+    RETURN    ${{ "".join($tokens) }}

@@ -54,4 +54,5 @@ Strict Validation Accepts The Models List
 Model Ids
     [Documentation]    The `id` of every model of a models page, in order.
     [Arguments]    ${page}
-    RETURN    ${{ [model.id for model in $page.data] }}
+    ${ids} =    Values Of Each    ${page.data}    id
+    RETURN    ${ids}

@@ -112,7 +112,7 @@ Chat About Url
 Fetched Paths Should Be
     [Documentation]    The fixture must have received exactly the requests for `paths`, in order.
     [Arguments]    ${requests}    @{paths}
-    VAR    ${fetched}    ${{ [request["path"] for request in $requests] }}
+    ${fetched} =    Values Of Each    ${requests}    path
     Should Be Equal    ${fetched}    ${paths}
 
 Fetch Should Fail Cleanly

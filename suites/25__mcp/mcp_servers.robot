@@ -47,7 +47,8 @@ A Tool Call Passes Its Arguments And Its Result Through
 
 Concurrent Calls To One Server Each Get Their Own Answer
     [Documentation]    Ten calls at once to the one `echo` process: each answer must be the one to its own request.
-    ${messages} =    Evaluate    [f"call {number} of ten" for number in range(10)]
+    VAR    @{messages}    call 0 of ten    call 1 of ten    call 2 of ten    call 3 of ten    call 4 of ten
+    ...    call 5 of ten    call 6 of ten    call 7 of ten    call 8 of ten    call 9 of ten
     Concurrent Echo Answers Should Be The Sdk Answers    @{messages}
     Server Should Still Serve Completions
 
@@ -177,7 +178,7 @@ Concurrent Echo Answers Should Be The Sdk Answers
     [Documentation]    Sends `echo_echo` with each of the `messages`, all at once; each answer must be 200 and what
     ...    the SDK client gets for its own message.
     [Arguments]    @{messages}
-    ${bodies} =    Evaluate    [{"tool": "echo_echo", "params": {"message": message}} for message in $messages]
+    ${bodies} =    Tool Call Bodies    echo_echo    message    @{messages}
     ${results} =    Stream Requests Concurrently    /tools    ${bodies}
     FOR    ${message}    ${result}    IN ZIP    ${messages}    ${results}
         Stream Status Should Be    ${result}    200

@@ -25,7 +25,8 @@ Every Tool The Help Names Is Listed As A Server Tool
 
 Only The Tools That Change Something Ask For The Write Permission
     ${tools} =    Listed Tools    server
-    ${writers} =    Evaluate    [tool["tool"] for tool in $tools if tool["permissions"]["write"]]
+    ${writable} =    Items Where    ${tools}    permissions.write    ${True}
+    ${writers} =    Values Of Each    ${writable}    tool
     Lists Should Be Equal    ${writers}    ${WRITE_TOOLS}    ignore_order=${True}
 
 Read File Returns The Lines Asked For
@@ -118,7 +119,8 @@ A Command That Forks Is Stopped At Its Timeout Too
 
 Exec Shell Command Streams Its Output Then A Done Event
     ${events} =    Streamed Tool Events    exec_shell_command    ${{ {"command": "echo hello"} }}
-    ${chunks} =    Evaluate    "".join(event["chunk"] for event in $events[:-1])
+    ${output} =    Values Of Each    ${events}[:-1]    chunk
+    ${chunks} =    Evaluate    "".join($output)
     Should Be Equal    ${chunks}    hello\n\n[exit code: 0]
     VAR    &{done}    done=${True}
     Should Be Equal    ${events}[-1]    ${done}
@@ -210,5 +212,5 @@ Glob Paths In
     [Documentation]    `file_glob_search` of `.` in `folder` with the `options`: the sorted paths of its entries.
     [Arguments]    ${folder}    &{options}
     ${answer} =    Tool Answer In    ${folder}    file_glob_search    ${{ {"path": ".", **$options} }}
-    ${paths} =    Evaluate    sorted(entry["path"] for entry in $answer["entries"])
-    RETURN    ${paths}
+    ${paths} =    Values Of Each    ${answer}[entries]    path
+    RETURN    ${{ sorted($paths) }}

@@ -56,7 +56,7 @@ The Client Chooses Any Working Folder
     [Tags]    build-specific    builds:11434-
     ${answer} =    Tool Answer In    /    file_glob_search    ${{ {"path": ".", "type": "dir", "max_depth": 1} }}
     Should Be Equal    ${answer}[base]    /
-    ${dirs} =    Evaluate    [entry["path"] for entry in $answer["entries"]]
+    ${dirs} =    Values Of Each    ${answer}[entries]    path
     Should Contain    ${dirs}    etc
 
 A Working Folder In The Params Is Replaced By The Header

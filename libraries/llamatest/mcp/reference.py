@@ -67,3 +67,8 @@ def tools_answer(result: dict) -> dict:
     if result.get("isError"):
         return {"error": text or "MCP tool returned an error"}
     return {"plain_text_response": text}
+
+
+def tool_call_body(tool: str, params: dict) -> dict:
+    """The ``POST /tools`` request body that calls ``tool`` (``server_tool``) with ``params``."""
+    return {"tool": tool, "params": params}

@@ -292,3 +292,13 @@ def no_lone_surrogates(r: StreamResult) -> None:
         paths = lone_surrogates(event.json)
         if paths:
             raise AssertionError(f"event {index} holds a lone surrogate at {', '.join(paths)}: {_short(event.data)}")
+
+
+def one_entry_per_token_chunk(per_chunk: list[list]) -> list:
+    """Given the per-chunk lists of token entries (probabilities, logprobs) of a stream, checks that every chunk
+    but the last carries exactly one and the last none, and returns those entries in order."""
+    sizes = [len(entries) for entries in per_chunk]
+    expected = [1] * (len(per_chunk) - 1) + [0]
+    if sizes != expected:
+        raise AssertionError(f"entries per chunk {sizes} != {expected}: one per token chunk, none on the last")
+    return [entries[0] for entries in per_chunk[:-1]]

@@ -1,0 +1,73 @@
+"""Plain accessors over lists of JSON objects (or of result objects), so suites need no Python comprehensions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from llamatest.http.jsonpath import lookup
+
+
+class _Fail:
+    """Default of ``missing``: a path that does not resolve fails."""
+
+    def __repr__(self) -> str:
+        return "fail"
+
+
+_FAIL = _Fail()
+
+
+def value_at(item: Any, path: str, missing: Any = _FAIL) -> Any:
+    """The value at dotted ``path`` of a JSON value or of an object's attributes (``data.0.id``).
+
+    With ``missing`` given, a missing key or a ``null`` on the way gives ``missing``; without it, a JSON
+    path that does not resolve fails with lookup's message.
+    """
+    if missing is _FAIL and isinstance(item, (dict, list)):
+        return lookup(item, path)
+    value = item
+    for segment in path.split(".") if path else []:
+        if value is None:
+            return missing if missing is not _FAIL else _fail(path, segment)
+        if isinstance(value, Mapping):
+            value = value[segment] if missing is _FAIL or segment in value else None
+        elif isinstance(value, list):
+            value = value[int(segment)]
+        else:
+            value = getattr(value, segment) if missing is _FAIL else getattr(value, segment, None)
+    return missing if value is None and missing is not _FAIL else value
+
+
+def values_of_each(items: list, path: str, missing: Any = _FAIL) -> list:
+    """``value_at(item, path)`` of every item, in order."""
+    return [value_at(item, path, missing) for item in items]
+
+
+def items_having(items: list, key: str) -> list:
+    """The JSON objects of ``items`` that have the key ``key``, in order."""
+    return [item for item in items if key in item]
+
+
+def items_where(items: list, path: str, value: Any) -> list:
+    """The items whose value at ``path`` equals ``value``, in order."""
+    return [item for item in items if value_at(item, path) == value]
+
+
+def in_index_order(results: list, field: str) -> list:
+    """The ``field`` of results that carry an ``index`` (rerank, embeddings), ordered by that index."""
+    return [result[field] for result in sorted(results, key=lambda result: result["index"])]
+
+
+def lower_case_names(headers: Mapping) -> dict:
+    """The headers with their names in lower case (HTTP names are case-insensitive)."""
+    return {name.lower(): value for name, value in headers.items()}
+
+
+def totals_of_each(items: list, list_key: str, field: str) -> list:
+    """For every item, the sum of ``field`` over the objects in its list ``list_key``."""
+    return [sum(entry[field] for entry in item[list_key]) for item in items]
+
+
+def _fail(path: str, segment: str) -> None:
+    raise AssertionError(f"path '{path}': null before '{segment}'")

@@ -1,0 +1,89 @@
+"""Robot files hold no Python comprehensions: a list or dict built in `${{ }}` or `Evaluate` hides a loop in a
+test. Such data comes from a keyword named as a behaviour or a plain accessor (`Values Of Each`,
+`Field In Index Order`, ...) implemented in the keyword library of its concern."""
+
+import re
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = ("suites", "resources", "tests/harness")
+
+# `for NAME[, NAME] in` inside an expression: a comprehension or generator expression.
+COMPREHENSION = re.compile(r"\bfor\s+[\w\s,()]+?\s+in\s")
+INLINE = re.compile(r"[$@&]\{\{(.*?)\}\}")
+EVALUATE = re.compile(r"(?:^|\s{2,})Evaluate(?:\s{2,}(.*))?$")
+CONTINUATION = re.compile(r"^\s+\.\.\.\s+(.*)$")
+
+# Files that still hold comprehensions written before this rule, with how many; the count may only go down.
+# Remove an entry once its file is clean.
+KNOWN = {
+    "resources/adapters.resource": 4,
+    "resources/api_formats.resource": 2,
+    "resources/builtin_tools.resource": 1,
+    "resources/chat.resource": 12,
+    "resources/clients.resource": 1,
+    "resources/completion.resource": 6,
+    "resources/downloads.resource": 4,
+    "resources/embeddings.resource": 1,
+    "resources/mcp.resource": 1,
+    "resources/peers.resource": 5,
+    "suites/26__builtin_tools/builtin_tools.robot": 1,
+    "tests/harness/external_target.robot": 2,
+}
+
+
+def expressions(text: str):
+    """(line number, expression) of every `${{ }}` and `Evaluate` argument, continuation lines included."""
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        for match in INLINE.finditer(line):
+            yield number, match.group(1)
+        evaluate = EVALUATE.search(line)
+        if evaluate:
+            parts = [evaluate.group(1) or ""]
+            for following in lines[number:]:
+                more = CONTINUATION.match(following)
+                if not more:
+                    break
+                parts.append(more.group(1))
+            yield number, " ".join(parts)
+
+
+def comprehensions(text: str) -> list[tuple[int, str]]:
+    return [(number, expr.strip()) for number, expr in expressions(text) if COMPREHENSION.search(expr)]
+
+
+def robot_files():
+    for source in SOURCES:
+        for path in sorted((ROOT / source).rglob("*")):
+            if path.suffix in (".robot", ".resource"):
+                yield path
+
+
+def test_no_robot_file_holds_a_python_comprehension():
+    found = {path.relative_to(ROOT).as_posix(): comprehensions(path.read_text()) for path in robot_files()}
+    counts = Counter({name: len(hits) for name, hits in found.items() if hits})
+    over = [f"{name}:{number}: {expr}" for name, hits in found.items() if counts[name] > KNOWN.get(name, 0)
+            for number, expr in hits]
+    assert not over, ("Python comprehension in a Robot file (in `${{ }}` or `Evaluate`):\n  " + "\n  ".join(over)
+                      + "\nReplace it with a keyword named as a behaviour or a plain data accessor (`Values Of Each`, "
+                        "`Items Having Key`, ...) implemented in the keyword library of its concern "
+                        "(libraries/*Library.py, logic in libraries/llamatest/), with a unit test if non-trivial.")
+
+
+
+def test_the_list_of_files_written_before_the_rule_is_up_to_date():
+    counts = {path.relative_to(ROOT).as_posix(): len(comprehensions(path.read_text())) for path in robot_files()}
+    stale = {name: counts.get(name, 0) for name, known in KNOWN.items() if counts.get(name, 0) < known}
+    assert not stale, f"fewer comprehensions left than KNOWN says: set these counts in KNOWN (drop zeros): {stale}"
+
+
+def test_a_comprehension_is_found_in_inline_python_and_in_evaluate():
+    text = ("    VAR    ${a}    ${{ [x[\"id\"] for x in $items] }}\n"
+            "    ${b} =    Evaluate    {k: v for k, v in $d.items()}\n"
+            "    ${c} =    Evaluate\n    ...    sorted(e for e in $entries)\n"
+            "    FOR    ${x}    IN    @{items}\n"
+            "    ${d} =    Evaluate    dict(zip($ids, $aliases))\n"
+            "    [Documentation]    Waits for the model `name`, and returns it in order.\n")
+    assert [number for number, _ in comprehensions(text)] == [1, 2, 3]
