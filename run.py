@@ -289,7 +289,7 @@ def parallel_runs(run: RobotRun, processes: int) -> list[RobotRun]:
     parts = {"parallel": run.output.with_name("output-parallel.xml"),
              "serial": run.output.with_name("output-serial.xml")}
     quiet = ["--log", "NONE", "--report", "NONE", "--xunit", "NONE", "--runemptysuite"]
-    pabot = [sys.executable, "-m", "pabot.pabot", "--no-pabotlib", "--processes", str(processes),
+    pabot = [sys.executable, "-m", "pabot.pabot", "--no-pabotlib", "--processes", str(processes), "--chunk",
              "--command", *py, "--end-command",
              "--exclude", SERIAL, "--output", str(parts["parallel"]), *quiet, *rest]
     serial = [*py, "--exclude", f"NOT{SERIAL}", "--output", str(parts["serial"]), *quiet, *rest]
