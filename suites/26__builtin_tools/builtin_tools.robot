@@ -110,7 +110,8 @@ Exec Shell Command Is Stopped At Its Timeout
     Command Should Be Stopped At Its Timeout    exec sleep 30
 
 A Command That Forks Is Stopped At Its Timeout Too
-    [Documentation]    The tool's definition (GET /tools) promises "timeout: Timeout in seconds (default 10, max 60)".
+    [Documentation]    Contract: the tool's own definition, which the server publishes in `GET /tools` (its README:
+    ...    tools "show up … in `GET /tools`"): "timeout: Timeout in seconds (default 10, max 60)".
     ...    On timeout the server kills only the shell (server-tools.cpp, `run_subprocess`: `proc.terminate()`),
     ...    then reads the output until EOF: a child of the shell (`sleep 30; true`) keeps the pipe open, so
     ...    the call lasts 30 s instead of 1, and the child runs on after the answer.
