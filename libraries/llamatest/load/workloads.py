@@ -38,6 +38,12 @@ def sampling_fields(cold: bool, extra: dict | None, *, ignore_eos: bool = True) 
     return with_fields(out, extra or {})
 
 
+def _require_message_route(route: str, what: str) -> None:
+    """Workloads that send a list of messages run on the chat and Anthropic routes only."""
+    if route not in (routes.CHAT, routes.MESSAGES):
+        raise ValueError(f"{what} runs on {routes.CHAT} or {routes.MESSAGES}; got {route!r}")
+
+
 def with_fields(body: dict, fields: dict) -> dict:
     """``body`` with a deep copy of ``fields`` merged in (no two requests share a nested object)."""
     body.update(json.loads(json.dumps(fields)))
@@ -58,8 +64,7 @@ class Conversations:
         return [text for conversation in self.pairs for pair in conversation for text in pair]
 
     def body_maker(self, *, route: str, max_tokens: int, cold: bool, extra: dict | None) -> SessionBodies:
-        if route not in (routes.CHAT, routes.MESSAGES):
-            raise ValueError(f"a multi-turn workload runs on {routes.CHAT} or {routes.MESSAGES}; got {route!r}")
+        _require_message_route(route, "a multi-turn workload")
         return SessionBodies(self, route, max_tokens, sampling_fields(cold, extra))
 
 
@@ -140,8 +145,7 @@ class SharedPrefix:
         return [self.system, *self.questions]
 
     def body_maker(self, *, route: str, max_tokens: int, cold: bool, extra: dict | None) -> PrefixBodies:
-        if route not in (routes.CHAT, routes.MESSAGES):
-            raise ValueError(f"a shared-prefix workload runs on {routes.CHAT} or {routes.MESSAGES}; got {route!r}")
+        _require_message_route(route, "a shared-prefix workload")
         return PrefixBodies(self, route, max_tokens, sampling_fields(cold, extra))
 
 
