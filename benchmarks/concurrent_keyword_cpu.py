@@ -30,9 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 FAKE_SERVER = """
 import sys
 from aiohttp import web
-from tests.concurrency import fake_llama
+from tests.fixtures import fake_llama_slots
 app = web.Application()
-fake_llama.add_routes(app)
+fake_llama_slots.add_routes(app)
 web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), print=None, handler_cancellation=True)
 """
 

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: ``tests`` is importable
-from tests.load.scripted_server import DONE, chat, serve_forever, start_process, usage  # noqa: E402
+from tests.fixtures.scripted_server import DONE, chat, serve_forever, start_process, usage  # noqa: E402
 
 GAP_S = 0.005  # between the content writes of one stream
 N_CONTENT = 4  # content writes after the first one

@@ -16,7 +16,7 @@ import time
 
 from aiohttp import web
 
-from tests.load.scripted_server import DONE, chat, serve_forever, start_process, usage
+from tests.fixtures.scripted_server import DONE, chat, serve_forever, start_process, usage
 
 GAP_S = 0.005
 N_CONTENT = 4

@@ -1,25 +1,11 @@
-"""A local aiohttp server that plays byte-exact, scripted HTTP/SSE responses for the library tests.
-
-It runs on 127.0.0.1, port 0, in a background thread with its own event loop, so the code under
-test (requests, or asyncio.run with aiohttp) runs in the test's thread exactly as it would in Robot.
-
-Routes:
-- ``* /echo``          200 JSON describing the request (method, path, query, headers, body).
-- ``* /hang``          never answers (until the client goes away).
-- ``POST /script``     the JSON body says what to answer (see ``script``).
-- ``POST /v1/chat/completions``  an OpenAI-style chat stream with pauses between tokens.
-- ``POST /validate``   answers like a llama-server JSON route (see ``validate``), for the fuzzer's tests.
-- ``* /reset``         reads the request, then resets the connection (TCP RST), before answering or
-                       (``?partial=json`` / ``?partial=sse``) in the middle of the body.
-- ``/fake/{key}/…``    a fake multi-slot llama-server per key (see ``tests/concurrency/fake_llama.py``).
+"""Fixtures shared by all unit tests: the fixture HTTP server (its app is ``tests/fixtures/http_server.py``), a
+closed port, the libraries' log, a requests session, a pid registry; and the rule for timing tests on a busy machine.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
-import struct
 import threading
 import time
 
@@ -27,146 +13,7 @@ import pytest
 from aiohttp import web
 
 from llamatest import machine
-from tests.concurrency import fake_llama
-from tests.sse_helpers import DONE, sse
-
-HANG_S = 30  # upper bound so a forgotten client can never keep the server busy forever
-
-
-async def echo(request: web.Request) -> web.Response:
-    body = await request.read()
-    return web.json_response(
-        {
-            "method": request.method,
-            "path": request.path,
-            "query": request.query_string,
-            "headers": dict(request.headers),
-            "body": body.decode("utf-8", errors="replace"),
-        },
-        headers={"X-Test-Header": "hello-world"},
-    )
-
-
-async def hang(request: web.Request) -> web.Response:
-    await asyncio.sleep(HANG_S)
-    return web.Response(text="too late")
-
-
-async def script(request: web.Request) -> web.StreamResponse:
-    """Answer as the request body says.
-
-    ``{"json": obj, "status": 400}``            a normal JSON response (with Content-Length)
-    ``{"text": "...", "status": 503}``          a normal text/plain response
-    ``{"steps": [...], "status", "content_type", "headers"}``  a chunked stream, step by step:
-        "text"                 write UTF-8 bytes as one chunk
-        {"hex": "c3"}          write raw bytes
-        {"bytewise": "text"}   write the UTF-8 bytes one by one, each drained separately
-        {"sleep": 0.1}         pause
-        {"cut": true}          drop the connection (no terminating chunk)
-        {"hang": true}         stop answering
-    """
-    spec = await request.json()
-    status = spec.get("status", 200)
-    if "json" in spec:
-        return web.json_response(spec["json"], status=status)
-    if "text" in spec:
-        return web.Response(text=spec["text"], status=status)
-
-    resp = web.StreamResponse(status=status, headers=spec.get("headers", {}))
-    resp.content_type = spec.get("content_type", "text/event-stream")
-    await resp.prepare(request)
-    for step in spec["steps"]:
-        if isinstance(step, str):
-            await resp.write(step.encode("utf-8"))
-        elif "hex" in step:
-            await resp.write(bytes.fromhex(step["hex"]))
-        elif "bytewise" in step:
-            for byte in step["bytewise"].encode("utf-8"):
-                await resp.write(bytes([byte]))  # write() drains; resp.drain() is deprecated
-                await asyncio.sleep(0.002)  # give the client a chance to read each byte alone
-        elif "sleep" in step:
-            await asyncio.sleep(step["sleep"])
-        elif "cut" in step:
-            request.transport.abort()
-            return resp
-        elif "hang" in step:
-            await asyncio.sleep(HANG_S)
-    await resp.write_eof()
-    return resp
-
-
-async def chat(request: web.Request) -> web.StreamResponse:
-    """Like llama-server: role chunk, one chunk per token, finish chunk, usage chunk, [DONE]."""
-    body = await request.json()
-    tokens = body.get("mock_tokens", ["Hello", ",", " world"])
-    pause = body.get("mock_pause", 0.05)
-
-    def chunk(delta, finish=None):
-        return sse({"id": "c1", "object": "chat.completion.chunk",
-                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
-
-    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no"})
-    await resp.prepare(request)
-    await resp.write(chunk({"role": "assistant", "content": None}).encode())
-    for token in tokens:
-        await asyncio.sleep(pause)
-        await resp.write(chunk({"content": token}).encode())
-    await resp.write(chunk({}, "stop").encode())
-    usage = {"id": "c1", "choices": [], "usage": {"completion_tokens": len(tokens)}}
-    await resp.write((sse(usage) + DONE).encode())
-    await resp.write_eof()
-    return resp
-
-
-def llama_error(status: int, type_: str, message: str) -> web.Response:
-    return web.json_response({"error": {"code": status, "message": message, "type": type_}}, status=status)
-
-
-async def validate(request: web.Request) -> web.Response:
-    """400 ``invalid_request_error`` for a body that is not a JSON object, 500 ``server_error`` "prompt
-    must be a string" when it has a ``prompt`` that is not a string, else 200 with its sorted keys."""
-    try:
-        body = json.loads(await request.read())
-    except ValueError as exc:
-        return llama_error(400, "invalid_request_error", f"parse error: {exc}")
-    if not isinstance(body, dict):
-        return llama_error(400, "invalid_request_error", "the body must be an object")
-    if "prompt" in body and not isinstance(body["prompt"], str):
-        return llama_error(500, "server_error", "prompt must be a string")
-    return web.json_response({"keys": sorted(body)})
-
-
-async def reset(request: web.Request) -> web.StreamResponse:
-    """Reads the request and resets the connection: at once, or after the headers and part of the body."""
-    await request.read()
-    resp = web.StreamResponse()
-    partial = request.query.get("partial")
-    if partial == "json":
-        resp.content_type = "application/json"
-        resp.content_length = 1000
-        await resp.prepare(request)
-        await resp.write(b'{"content": "partial')
-    elif partial == "sse":
-        resp.content_type = "text/event-stream"
-        await resp.prepare(request)
-        await resp.write(sse({"content": "a"}).encode())
-    await asyncio.sleep(0.05)  # let the client read what was sent, so that the reset comes in the middle
-    sock = request.transport.get_extra_info("socket")
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close() sends RST
-    request.transport.abort()
-    return resp
-
-
-def make_app() -> web.Application:
-    app = web.Application()
-    app.router.add_route("*", "/echo", echo)
-    app.router.add_route("*", "/hang", hang)
-    app.router.add_post("/script", script)
-    app.router.add_post("/v1/chat/completions", chat)
-    app.router.add_post("/validate", validate)
-    app.router.add_route("*", "/reset", reset)
-    fake_llama.add_routes(app)
-    return app
+from tests.fixtures.http_server import make_app
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,7 @@
 """Faults the suite itself must survive: each one ends in a clear failure, never in a hang or a pass.
 
-Against the local fixture server (``tests/conftest.py``), a socket that accepts connections and never
-answers, and the fake llama-server (``tests/server/fake_llama_server.py``):
+Against the local fixture server (``tests/fixtures/http_server.py``), a socket that accepts connections and never
+answers, and the fake llama-server (``tests/fixtures/fake_llama_server.py``):
 
 - a server killed while a request waits: the request fails at once, and `Server Should Be Running`
   names the exit code and the log tail;
@@ -25,17 +25,15 @@ import signal
 import socket
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 import LlamaServerLibrary as server_facade
 from llamatest.http.session import ExchangeFailed
 from StreamingLibrary import StreamingLibrary
+from tests.fixtures import FAKE_LLAMA_SERVER as FAKE
 
 pytestmark = pytest.mark.timing  # timestamps and deadlines: see the timing marker in pyproject.toml
-
-FAKE = Path(__file__).parent / "server" / "fake_llama_server.py"
 
 
 def delta(text: str) -> str:

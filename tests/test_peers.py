@@ -6,8 +6,6 @@ one test starts the real peer when it has been built (``python3 run.py --include
 from __future__ import annotations
 
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import psutil
@@ -16,46 +14,15 @@ import requests
 
 from llamatest import peers
 from llamatest.server.process import StartFailed
-
-FAKE_PEER = textwrap.dedent("""\
-    #!{python}
-    # A stand-in for `python -m llama_cpp.server`: --model/--host/--port, GET /v1/models; FAKE_PEER_MODE
-    # "crash" exits 1 before listening, "bind-once" fails to bind the first time (marker file).
-    import argparse, json, os, signal, sys
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--model"); parser.add_argument("--host"); parser.add_argument("--port", type=int)
-    args, _ = parser.parse_known_args()
-    mode = os.environ.get("FAKE_PEER_MODE", "ok")
-    marker = os.environ.get("FAKE_PEER_MARKER", "")
-    if mode == "crash":
-        print("ValueError: Failed to load model from file", flush=True); sys.exit(1)
-    if mode == "bind-once" and not os.path.exists(marker):
-        open(marker, "w").close()
-        print("ERROR:    [Errno 98] error while attempting to bind on address: address already in use", flush=True)
-        sys.exit(1)
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            body = json.dumps({{"object": "list", "data": [{{"id": args.model, "object": "model"}}]}}).encode()
-            self.send_response(200 if self.path == "/v1/models" else 404)
-            self.send_header("Content-Type", "application/json"); self.end_headers(); self.wfile.write(body)
-        def log_message(self, *a):
-            pass
-    server = ThreadingHTTPServer((args.host, args.port), Handler)
-    signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
-    print(f"INFO:     Uvicorn running on http://{{args.host}}:{{args.port}}", flush=True)
-    server.serve_forever()
-""")
+from tests.fixtures import FAKE_PEER_SERVER
 
 
 @pytest.fixture
 def fake_peer(tmp_path, pid_registry, monkeypatch):
-    script = tmp_path / "fake-peer"
-    script.write_text(FAKE_PEER.format(python=sys.executable))
-    script.chmod(0o755)
+    """The fake peer server (tests/fixtures/fake_peer_server.py); each test's registry must end empty."""
     monkeypatch.setenv("FAKE_PEER_MARKER", str(tmp_path / "bound-once"))
     monkeypatch.delenv("FAKE_PEER_MODE", raising=False)
-    yield script
+    yield FAKE_PEER_SERVER
     assert not list(pid_registry.glob("*.json")), "a started peer was left registered"
 
 

@@ -1,4 +1,4 @@
-"""Fixtures of the concurrency tests: a fresh fake llama-server (see fake_llama.py) per test."""
+"""Fixtures of the concurrency tests: a fresh fake llama-server (see tests/fixtures/fake_llama_slots.py) per test."""
 
 import uuid
 

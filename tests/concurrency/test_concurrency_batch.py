@@ -1,4 +1,4 @@
-"""run_batch and the checks end to end against the fake multi-slot llama-server (tests/concurrency/fake_llama.py).
+"""run_batch and the checks end to end against the fake multi-slot llama-server (tests/fixtures/fake_llama_slots.py).
 
 The three failures the suites rely on are proven here: a slot that never becomes busy, a lost request,
 and a cancelled request that keeps its slot each make the matching check fail.

@@ -1,4 +1,4 @@
-"""Fixtures of the load tests: the scripted SSE server (see scripted_server.py), in a process of its own."""
+"""Fixtures of the load tests: the scripted SSE server (tests/fixtures/scripted_server.py), in a process of its own."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import urllib.request
 
 import pytest
 
-from tests.load import scripted_server, workload_server
+from tests.fixtures import scripted_server, workload_server
 
 
 class Scripted:
@@ -31,7 +31,7 @@ def scripted():
 
 @pytest.fixture(scope="session")
 def workloads_url():
-    """The base URL of the workload fixture server (see workload_server.py), in a process of its own."""
+    """The base URL of the workload fixture server (see tests/fixtures/workload_server.py), in a process of its own."""
     url, proc = workload_server.start()
     yield url
     proc.terminate()

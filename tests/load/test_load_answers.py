@@ -7,7 +7,7 @@ from llamatest.load.classify import generated_text
 from llamatest.load.engine import Target, run_load_sync
 from llamatest.load.profiles import Profile
 from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
-from tests.load.scripted_server import DONE, chat, native, text, usage
+from tests.fixtures.scripted_server import DONE, chat, native, text, usage
 
 
 def script_answering(*pieces: str, n_prompt: int = 5) -> dict:

@@ -1,5 +1,5 @@
 """Sharded runs: the merge of worker event logs (no Ray needed), and one real run on 2 local Ray workers
-against the fixture server's chat stream (tests/conftest.py), whose counts and percentiles must be exact."""
+against the fixture server's chat stream (tests/fixtures/http_server.py), whose counts and percentiles must be exact."""
 
 from __future__ import annotations
 

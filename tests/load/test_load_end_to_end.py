@@ -12,7 +12,7 @@ import pytest
 from llamatest.load.engine import Target, run_load_sync
 from llamatest.load.metrics import request_metrics
 from llamatest.load.profiles import Profile
-from tests.load.scripted_server import DONE, PING, chat, native, usage
+from tests.fixtures.scripted_server import DONE, PING, chat, native, usage
 
 pytestmark = pytest.mark.timing  # timestamps and deadlines: see the timing marker in pyproject.toml
 

@@ -10,7 +10,7 @@ import pytest
 from llamatest.load.engine import Target, run_load_sync
 from llamatest.load.profiles import Profile
 from llamatest.load.record import RequestRecord, RunRecord
-from tests.load.scripted_server import DONE, PING, chat, native, sse, text, usage
+from tests.fixtures.scripted_server import DONE, PING, chat, native, sse, text, usage
 
 pytestmark = pytest.mark.timing  # timestamps and deadlines: see the timing marker in pyproject.toml
 

@@ -20,7 +20,7 @@ from llamatest.load.history import History
 from llamatest.load.pipeline import Dataset, LoadRun, SweepRun
 from llamatest.load.record import RequestRecord, RunRecord
 from llamatest.machine import NotJudged
-from tests.load.scripted_server import DONE, chat, usage
+from tests.fixtures.scripted_server import DONE, chat, usage
 from tests.load.test_load_pipeline import STEADY
 
 STREAM = [[0.004, chat({"role": "assistant", "content": None})], [0.004, chat({"content": "a"})],

@@ -29,7 +29,7 @@ from llamatest.load.pipeline import (
     server_identity,
 )
 from llamatest.load.profiles import Profile
-from tests.load.scripted_server import DONE, chat, usage
+from tests.fixtures.scripted_server import DONE, chat, usage
 
 BUILD = "b4242-scripted"
 STREAM = [[0.004, chat({"role": "assistant", "content": None})], [0.004, chat({"content": "a"})],

@@ -17,8 +17,7 @@ import requests
 
 import LlamaServerLibrary as facade
 from llamatest.server.process import ServerPool, StartFailed, free_port, spawn, stop_servers
-
-FAKE = Path(__file__).with_name("fake_llama_server.py")
+from tests.fixtures import FAKE_LLAMA_SERVER as FAKE
 
 
 @pytest.fixture

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import shlex
-from pathlib import Path
 
 import pytest
 import requests
 
 import LlamaServerLibrary as facade
 from llamatest.server.process import ServerPool
-
-FAKE = Path(__file__).with_name("fake_llama_server.py")
+from tests.fixtures import FAKE_LLAMA_SERVER as FAKE
 
 
 @pytest.fixture

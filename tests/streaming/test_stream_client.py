@@ -24,7 +24,7 @@ def lib():
 
 
 def stream(lib, server, steps, timeout=5.0, **spec):
-    """Stream a scripted answer (see conftest.script)."""
+    """Stream a scripted answer (see tests/fixtures/http_server.py, script)."""
     return asyncio.run(lib.stream_request("/script", {"steps": steps, **spec}, server=server, timeout=timeout))
 
 
