@@ -12,13 +12,12 @@ from llamatest.http.exchanges import label_of, naming, with_label
 from llamatest.http.explain import head, status_mismatch
 from llamatest.http.jsonpath import lookup
 from llamatest.http.response import Response, as_response, json_of
-from llamatest.http.session import open_session
 from llamatest.textutil import join_url
 from llamatest.unicode import token_text_mismatches
-from robot_glue import server_base_url, server_headers
+from robot_glue import REQUESTS_LIBRARY_LOG_TO_TRACE, open_session, server_base_url, server_headers
 
 
-@library(scope="GLOBAL", version="0.2", doc_format="ROBOT")
+@library(scope="GLOBAL", version="0.2", doc_format="ROBOT", listener=REQUESTS_LIBRARY_LOG_TO_TRACE)
 class HttpApiLibrary:
     """JSON and error-object assertions for llama-server responses; requests go through RequestsLibrary.
 

@@ -10,7 +10,6 @@ from robot.api.deco import keyword, library
 from robot.api.types import Secret
 
 from llamatest import capabilities as _capabilities
-from llamatest.http.session import open_session
 from llamatest.models.catalog import resolve_model
 from llamatest.report import html as _htmllog
 from llamatest.server import flags as _flags
@@ -18,13 +17,13 @@ from llamatest.server import presets as _presets
 from llamatest.server import sanitizer
 from llamatest.server import target as _target
 from llamatest.server.process import Server, ServerPool, tail
-from robot_glue import current_suite, output_dir
+from robot_glue import REQUESTS_LIBRARY_LOG_TO_TRACE, current_suite, open_session, output_dir
 
 SUITE = "suite"  # the default alias: the suite's own server
 GRACE_S = 10.0  # SIGTERM, then SIGKILL after this many seconds
 
 
-@library(scope="GLOBAL", version="0.2", doc_format="ROBOT", listener="SELF")
+@library(scope="GLOBAL", version="0.2", doc_format="ROBOT", listener=["SELF", REQUESTS_LIBRARY_LOG_TO_TRACE])
 class LlamaServerLibrary:
     """Starts and stops real llama-server processes for the suites.
 

@@ -1,16 +1,21 @@
 """What the keyword libraries share with Robot: a server alias as a URL and its headers, Robot variables, the
-output folder. The one module facades import for it, so no facade imports another.
+output folder, and the RequestsLibrary session of a server (opened, its log lines moved to TRACE, its status
+check explained). The one module facades import for it, so no facade imports another, and the one place
+that touches RequestsLibrary: `llamatest.http.session` only mounts a requests adapter.
 
 Not a keyword library (no keywords): a plain module on Robot's ``--pythonpath libraries``.
 """
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
+import requests
 from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
 
+from llamatest.http.session import StatusMismatch, explained_status, mount, session_timeout
 from llamatest.server import target as _target
 
 
@@ -55,3 +60,79 @@ def output_dir(fallback: Path | None = None) -> Path:
 
 def current_suite() -> str | None:
     return robot_variable("${SUITE NAME}")
+
+
+# ---- the RequestsLibrary session of a server ----------------------------------------------------------------
+
+
+def open_session(alias: str, url: str, timeout: float | None = None, headers: dict | None = None) -> None:
+    """Creates (or replaces) the RequestsLibrary session ``alias`` for the server at ``url``, with the
+    deadline adapter of `llamatest.http.session` mounted and its status check explained.
+
+    Without ``timeout`` the exchange deadline is `llamatest.http.session.session_timeout`'s.
+
+    ``headers`` go with every request of the session; they are set after RequestsLibrary has
+    created it, because it would log them (they may hold an API key). Does nothing when Robot
+    Framework is not running or the suite does not import RequestsLibrary.
+    """
+    try:
+        requests_library = BuiltIn().get_library_instance("RequestsLibrary")
+    except (RobotNotRunningError, RuntimeError):
+        return
+    explain_status_failures(requests_library)
+    timeout = session_timeout(timeout)
+    session = mount(requests_library.create_session(alias, url, timeout=timeout, max_retries=0), timeout)
+    session.headers.update(headers or {})
+
+
+def explain_status_failures(requests_library) -> None:
+    """Rewords the status failures of RequestsLibrary's (global) instance on our sessions' answers
+    (``POST /detokenize: status was 500, expected 200; error …``); every other failure stays as it was."""
+    # Why a patch: RequestsLibrary 0.9.7 has no hook for its status check. Its private
+    # `SessionKeywords._check_status(expected_status, resp, msg)` is what every `* On Session` keyword and
+    # `Status Should Be` call, so wrapping it on the instance is the one place to reword the failure. (A
+    # listener's `end_keyword` could reword the message, but only RequestsLibrary knows which response it judged.)
+    check = requests_library._check_status
+    if getattr(check, "llamatest_explains", False):
+        return
+
+    def check_status(expected_status, resp, msg=None):
+        try:
+            check(expected_status, resp, msg)
+        except (AssertionError, requests.HTTPError):
+            exchange_id = getattr(resp, "exchange_id", None)
+            if exchange_id is None:
+                raise  # not an answer of our sessions: RequestsLibrary's message as it was
+            raise StatusMismatch(explained_status(resp, expected_status, msg)) from None
+
+    check_status.llamatest_explains = True
+    requests_library._check_status = check_status
+
+
+class RequestsLibraryLogToTrace:
+    """A listener (API 3) that moves RequestsLibrary's two INFO lines per request to TRACE, as one short line
+    each (``POST http://…/completion → 200``): the adapter's exchange block says all of it. Their full text
+    also holds the request's headers, an API key among them, which the TRACE line leaves out.
+
+    Through Robot's supported interface: a listener's ``log_message`` may change a message (level, text)
+    before output.xml gets it (User Guide, Listener interface, "Modifying results"), which then keeps it only
+    at ``--loglevel TRACE``. RequestsLibrary 0.9.7 has no option for it (`RequestsLibrary.log.log_request` /
+    `log_response` log at INFO). Every library that opens a session registers `REQUESTS_LIBRARY_LOG_TO_TRACE`
+    (``listener=``), so plain robot applies it too.
+    """
+
+    ROBOT_LISTENER_API_VERSION = 3
+    # The first line of `log_request` ("POST Request : url=URL ") and of `log_response` ("POST Response : url=URL
+    # \n status=200, reason=OK ...").
+    LINE = re.compile(r"([A-Z]+) (Request|Response) : url=(\S+)(?: \n status=(\d+),)?")
+
+    def log_message(self, message) -> None:
+        found = self.LINE.match(message.message or "") if message.level == "INFO" and not message.html else None
+        if found is None:
+            return
+        method, kind, url, status = found.groups()
+        message.level = "TRACE"
+        message.message = f"{method} {url} → {status}" if kind == "Response" and status else f"{method} {url}"
+
+
+REQUESTS_LIBRARY_LOG_TO_TRACE = RequestsLibraryLogToTrace()

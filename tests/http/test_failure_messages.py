@@ -13,8 +13,9 @@ from RequestsLibrary import RequestsLibrary
 from HttpApiLibrary import HttpApiLibrary
 from llamatest.http import exchanges
 from llamatest.http.explain import answer_summary
-from llamatest.http.session import ExchangeFailed, StatusMismatch, _explain_status_failures, mount
+from llamatest.http.session import ExchangeFailed, StatusMismatch, mount
 from llamatest.report.exchange import RECORD_ATTRIBUTE
+from robot_glue import explain_status_failures
 from StreamingLibrary import StreamingLibrary
 
 LLAMA_ERROR = {"error": {"code": 500, "message": "'tokens' is required", "type": "server_error"}}
@@ -36,7 +37,7 @@ def requests_library(server):
     """RequestsLibrary's own keywords on a session with our adapter, its status check explained, as in a suite."""
     library = RequestsLibrary()
     mount(library.create_session("fixture", server, max_retries=0))
-    _explain_status_failures(library)
+    explain_status_failures(library)
     return library
 
 
@@ -102,13 +103,13 @@ def test_requests_library_passes_what_it_passed(requests_library):
 def test_a_session_without_our_adapter_keeps_requests_library_message(server):
     library = RequestsLibrary()
     library.create_session("plain", server)
-    _explain_status_failures(library)
+    explain_status_failures(library)
     assert failure(library.get_on_session, "plain", "/echo", expected_status="201").startswith("Url: ")
 
 
 def test_the_wrapper_is_installed_once(requests_library):
     wrapped = requests_library._check_status
-    _explain_status_failures(requests_library)
+    explain_status_failures(requests_library)
     assert requests_library._check_status is wrapped
 
 

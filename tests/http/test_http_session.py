@@ -93,10 +93,6 @@ def test_total_timeout(timeout, expected):
     assert total_timeout(timeout, 30.0) == expected
 
 
-def test_open_session_without_robot_does_nothing():
-    module.open_session("suite", "http://127.0.0.1:1")
-
-
 def test_no_connection_is_reused(http, server):
     # llama-server may close a connection it offered to keep alive; a request sent on it would be reset.
     assert http.get(server + "/echo").json()["headers"]["Connection"] == "close"

@@ -92,6 +92,12 @@ def report(written, test: str) -> str:
     return (directory / f"area-bug-suite--{test}.md").read_text()
 
 
+def test_requests_library_lines_are_not_in_the_output_but_the_exchange_blocks_are(output):
+    text = output.read_text()  # robot_glue's listener moves them to TRACE; the run logs at INFO
+    assert " Request : url=" not in text and " Response : url=" not in text
+    assert "exchange #" in text
+
+
 def test_one_report_per_failing_bug_test_and_an_index(written):
     directory, tests = written
     assert {t.name: t.status for t in tests} == {

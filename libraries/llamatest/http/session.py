@@ -1,4 +1,4 @@
-"""RequestsLibrary sessions for llama-servers: one per server alias, with a whole-exchange deadline.
+"""The requests side of the RequestsLibrary sessions for llama-servers: a whole-exchange deadline and its log.
 
 RequestsLibrary is the HTTP layer QA engineers know (``POST On Session    suite    /completion    json=…``).
 What it lacks is mounted into its session here, as a requests transport adapter, so that it applies to
@@ -16,10 +16,8 @@ every request of the session, the domain keywords' and a suite's own:
   ``Url: http://127.0.0.1:33119/detokenize Expected status: 500 != 200``; ours says
   ``POST /detokenize: status was 500, expected 200; error server_error: "…" [exchange #12]``.
 
-RequestsLibrary has no hook for either of the last two, so this module patches it, and nothing else
-does: its two log functions are moved to TRACE, and the status check of its (global) library instance
-is wrapped (`_explain_status_failures`). Both happen when a server's session is opened; the wrapper
-explains only responses that came through `DeadlineAdapter` and leaves every other failure as it was.
+Only requests and ``robot.api.logger`` here: opening the RequestsLibrary session, moving its log lines to
+TRACE and rewording its status check are Robot glue, in ``robot_glue`` (`robot_glue.open_session`).
 """
 
 from __future__ import annotations
@@ -133,60 +131,10 @@ def mount(session: requests.Session, timeout: float = DEFAULT_TIMEOUT) -> reques
     return session
 
 
-def open_session(alias: str, url: str, timeout: float | None = None, headers: dict | None = None) -> None:
-    """Creates (or replaces) the RequestsLibrary session ``alias`` for the server at ``url``.
-
-    Without ``timeout`` the exchange deadline is ``DEFAULT_TIMEOUT`` scaled by what the machine can give
-    now (`machine.deadline_factor`: 1 on a quiet machine, more while other processes hold cores).
-
-    ``headers`` go with every request of the session; they are set after RequestsLibrary has
-    created it, because it would log them (they may hold an API key). Does nothing when Robot
-    Framework is not running or the suite does not import RequestsLibrary.
-    """
-    from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
-
-    try:
-        requests_library = BuiltIn().get_library_instance("RequestsLibrary")
-    except (RobotNotRunningError, RuntimeError):
-        return
-    _move_requests_library_log_to_trace()
-    _explain_status_failures(requests_library)
-    if timeout is None:
-        timeout = round(DEFAULT_TIMEOUT * machine.deadline_factor(), 1)
-    session = mount(requests_library.create_session(alias, url, timeout=timeout, max_retries=0), timeout)
-    session.headers.update(headers or {})
-
-
-def _move_requests_library_log_to_trace() -> None:
-    # RequestsLibrary logs each request and response as two INFO lines; the adapter's block replaces them.
-    from RequestsLibrary import log as requests_library_log
-
-    def trace(response):
-        logger.trace(f"{response.request.method} {response.url} → {response.status_code}")
-
-    requests_library_log.log_request = trace
-    requests_library_log.log_response = trace
-
-
-def _explain_status_failures(requests_library) -> None:
-    # RequestsLibrary checks `expected_status` in its instance's `_check_status` (SessionKeywords, 0.9.7),
-    # called as `self._check_status(expected_status, response, msg)` by every `* On Session` keyword and
-    # by `Status Should Be`: wrapping it on the instance is the one place to reword its failure.
-    check = requests_library._check_status
-    if getattr(check, "llamatest_explains", False):
-        return
-
-    def check_status(expected_status, resp, msg=None):
-        try:
-            check(expected_status, resp, msg)
-        except (AssertionError, requests.HTTPError):
-            exchange_id = getattr(resp, "exchange_id", None)
-            if exchange_id is None:
-                raise  # not an answer of our sessions: RequestsLibrary's message as it was
-            raise StatusMismatch(explained_status(resp, expected_status, msg)) from None
-
-    check_status.llamatest_explains = True
-    requests_library._check_status = check_status
+def session_timeout(timeout: float | None = None) -> float:
+    """A session's exchange deadline: ``timeout``, or without it ``DEFAULT_TIMEOUT`` scaled by what the machine
+    can give now (`machine.deadline_factor`: 1 on a quiet machine, more while other processes hold cores)."""
+    return round(DEFAULT_TIMEOUT * machine.deadline_factor(), 1) if timeout is None else timeout
 
 
 def explained_status(resp: requests.Response, expected_status, msg: str | None = None) -> str:
