@@ -237,6 +237,7 @@ class RobotRun:
     returncode: int | None = None  # None: it never ran
     started: float = 0.0  # time.time() when it started
     first_attempt: Path | None = None  # --rerun-failed: the earlier output.xml, merged with this run's after it
+    env: dict | None = None  # variables added to run.py's environment for this run (and the servers it starts)
 
     def output_written(self) -> Path | None:
         """The output.xml this run wrote, if any."""
@@ -293,7 +294,19 @@ def parallel_runs(run: RobotRun, processes: int) -> list[RobotRun]:
              "--command", *py, "--end-command",
              "--exclude", SERIAL, "--output", str(parts["parallel"]), *quiet, *rest]
     serial = [*py, "--exclude", f"NOT{SERIAL}", "--output", str(parts["serial"]), *quiet, *rest]
-    return [RobotRun("robot", pabot, parts["parallel"], run.cwd), RobotRun("serial", serial, parts["serial"], run.cwd)]
+    return [RobotRun("robot", pabot, parts["parallel"], run.cwd, env=server_threads(processes)),
+            RobotRun("serial", serial, parts["serial"], run.cwd)]
+
+
+def server_threads(processes: int) -> dict:
+    """The parallel part's servers share the cores: each gets cores / processes threads (LLAMA_ARG_THREADS).
+
+    llama-server takes a thread per core by default and its threads poll for work, so two servers of two
+    threads on two cores spin against each other. A LLAMA_ARG_THREADS of the caller's is left as it is.
+    """
+    if "LLAMA_ARG_THREADS" in os.environ:
+        return {}
+    return {"LLAMA_ARG_THREADS": str(max(1, (os.cpu_count() or 1) // processes))}
 
 
 def combine_parallel(parallel: RobotRun, serial: RobotRun) -> RobotRun:
@@ -304,6 +317,10 @@ def combine_parallel(parallel: RobotRun, serial: RobotRun) -> RobotRun:
     merged = RobotRun("robot", [], parallel.output.with_name("output.xml"), parallel.cwd,
                       returncode=None if None in codes else max(codes))
     outputs = [run.output_written() for run in (parallel, serial) if run.output_written()]
+    if len(outputs) == 2 and not tests_in(outputs[1]):
+        outputs.pop()  # no serial-tagged test was selected: nothing to merge (rebot refuses an empty output)
+    elif len(outputs) == 2 and not tests_in(outputs[0]):
+        outputs.pop(0)  # only serial-tagged tests were selected
     if not outputs:
         return merged  # the closing line says why nothing was written
     for log in parallel.output.parent.glob("pabot_results/*/*.srvlog"):  # where the log's links point
@@ -319,6 +336,12 @@ def combine_parallel(parallel: RobotRun, serial: RobotRun) -> RobotRun:
                    stdout=subprocess.DEVNULL, timeout=300)
     say(f"merged the parallel and the serial part into {merged.output}")
     return merged
+
+
+def tests_in(output: Path) -> int:
+    from robot.api import ExecutionResult
+
+    return ExecutionResult(str(output)).statistics.total.total
 
 
 # ----- --rerun-failed -----
@@ -424,7 +447,7 @@ def sweep(when: str) -> None:
         say(f"{when}: killed leaked {what}, pid {entry['pid']} (its owner pid {entry.get('owner_pid')} is gone)")
 
 
-def run_bounded(cmd: list[str], timeout: float, cwd: Path | None = ROOT) -> int:
+def run_bounded(cmd: list[str], timeout: float, cwd: Path | None = ROOT, env: dict | None = None) -> int:
     """Run in its own process group; on timeout or Ctrl-C: SIGTERM (teardowns run), then SIGKILL.
 
     The child dies with run.py (even on kill -9) and is registered, so the next run's sweep
@@ -432,7 +455,8 @@ def run_bounded(cmd: list[str], timeout: float, cwd: Path | None = ROOT) -> int:
     """
     from llamatest.server import registry
 
-    proc = subprocess.Popen(cmd, cwd=cwd, start_new_session=True, preexec_fn=registry.die_with_parent)
+    proc = subprocess.Popen(cmd, cwd=cwd, start_new_session=True, preexec_fn=registry.die_with_parent,
+                            env={**os.environ, **env} if env else None)
     registry.register(proc.pid, role=cmd[2])
     try:
         return proc.wait(timeout=timeout)
@@ -466,12 +490,12 @@ def exit_description(returncode: int) -> str:
     return f"ended with exit code {returncode}"
 
 
-def run_step(cmd: list[str], deadline: Deadline, cwd: Path | None = ROOT) -> int | None:
+def run_step(cmd: list[str], deadline: Deadline, cwd: Path | None = ROOT, env: dict | None = None) -> int | None:
     """run_bounded within the deadline; None when no time was left to start it."""
     if deadline.left() <= 0:
         say(f"not started: {' '.join(cmd[2:4])} (the --timeout of {deadline.seconds:g} s is used up)")
         return None
-    return run_bounded(cmd, deadline.left(), cwd)
+    return run_bounded(cmd, deadline.left(), cwd, env)
 
 
 def selftest_checks() -> list[tuple[str, list[str]]]:
@@ -676,7 +700,7 @@ def execute(options: dict, passthrough: list[str]) -> int:
             keyword_docs()
         for robot in runs:
             robot.started = time.time()
-            robot.returncode = run_step(robot.cmd, deadline, robot.cwd)
+            robot.returncode = run_step(robot.cmd, deadline, robot.cwd, robot.env)
             if robot.returncode is not None and robot.returncode < 0:
                 print(flush=True)  # end the console line robot was writing when it was killed
     finally:

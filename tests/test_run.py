@@ -462,6 +462,30 @@ def test_processes_split_the_run_into_a_parallel_and_a_serial_part():
         "output-parallel.xml", "output-serial.xml", "serial")
 
 
+def test_processes_give_each_parallel_server_its_share_of_the_cores(monkeypatch):
+    monkeypatch.delenv("LLAMA_ARG_THREADS", raising=False)
+    monkeypatch.setattr(run.os, "cpu_count", lambda: 2)
+    parallel, serial = run.parallel_runs(run.suites_run([], DESCRIPTION), 2)
+    assert (parallel.env, serial.env) == ({"LLAMA_ARG_THREADS": "1"}, None)  # the serial part has every core
+    assert run.server_threads(4) == {"LLAMA_ARG_THREADS": "1"}
+    monkeypatch.setenv("LLAMA_ARG_THREADS", "3")
+    assert run.server_threads(2) == {}  # the caller's choice stands
+
+
+def test_processes_merge_leaves_out_a_part_that_ran_no_test(tmp_path):
+    """A selection without serial-tagged tests leaves the serial part empty; rebot would refuse it."""
+    suite = tmp_path / "quick.robot"
+    suite.write_text("*** Test Cases ***\nQuick\n    Log    one\n")
+    parallel = run.RobotRun("robot", [], tmp_path / "output-parallel.xml")
+    serial = run.RobotRun("serial", [], tmp_path / "output-serial.xml", returncode=0)
+    for part, select in ((parallel, []), (serial, ["--include", "serial"])):
+        part.returncode = subprocess.run(
+            [sys.executable, "-m", "robot", *select, "--runemptysuite", "--output", str(part.output),
+             "--log", "NONE", "--report", "NONE", str(suite)], stdout=subprocess.DEVNULL).returncode
+    merged = run.combine_parallel(parallel, serial)
+    assert run.tally(merged) == (1, 0, 0)
+
+
 @pytest.mark.parametrize("value", ["0", "two", ""])
 def test_processes_needs_a_positive_whole_number(value):
     with pytest.raises(SystemExit, match="--processes needs a whole number"):

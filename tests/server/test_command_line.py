@@ -5,7 +5,7 @@ import shlex
 import pytest
 
 from llamatest.server.presets import Preset
-from llamatest.server.process import api_prefix, shown_command_line
+from llamatest.server.process import api_prefix, shown_command_line, shown_environment
 
 
 @pytest.mark.parametrize("args, shown", [
@@ -29,3 +29,9 @@ def test_preset_repr_hides_the_api_key():
                                            (["--metrics"], ""), (["--api-prefix"], "")])
 def test_api_prefix_is_read_from_the_flags(flags, prefix):
     assert api_prefix(["--ctx-size", "512", *flags]) == prefix
+
+
+def test_inherited_llama_arg_variables_lead_the_shown_command_line_with_a_key_masked():
+    env = {"LLAMA_ARG_THREADS": "1", "LLAMA_ARG_API_KEY": "sk-secret", "LLAMA_ARG_ALIAS": "a b"}
+    assert shown_environment(env) == "LLAMA_ARG_ALIAS='a b' LLAMA_ARG_API_KEY=***** LLAMA_ARG_THREADS=1 "
+    assert shown_environment({}) == ""

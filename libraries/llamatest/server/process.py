@@ -88,6 +88,12 @@ def shown_command_line(args: list[str]) -> str:
     return shlex.join(shown)
 
 
+def shown_environment(env: dict) -> str:
+    """The ``LLAMA_ARG_*`` variables as a shell prefix (``LLAMA_ARG_THREADS=1 ``), a key's value masked."""
+    return "".join(f"{name}={MASK if 'API_KEY' in name else shlex.quote(value)} "
+                   for name, value in sorted(env.items()))
+
+
 @dataclass
 class Server:
     """A llama-server this process started (``proc`` set) or an external one (``proc`` None)."""
@@ -233,8 +239,10 @@ def spawn(binary: Path, model: str | None, flags, *, alias: str, port: int, outp
     log = output_dir / f"server-{re.sub(r'[^A-Za-z0-9_.-]', '_', alias)}-{port}.srvlog"
     extra_env = {str(k): str(v) for k, v in (env or {}).items()}
     process_env = {**os.environ, **extra_env}
+    # The variables a server inherits (run.py --processes sets LLAMA_ARG_THREADS) are part of how it ran.
+    llama_env = {k: v for k, v in process_env.items() if k.startswith(LLAMA_ARG_PREFIX)}
     with open(log, "wb") as log_file:
-        log_file.write(f"$ {shown_command_line(args)}\n".encode())
+        log_file.write(f"$ {shown_environment(llama_env)}{shown_command_line(args)}\n".encode())
         log_file.flush()
         # A file, never a PIPE: a verbose server would fill the pipe and block.
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
@@ -247,7 +255,7 @@ def spawn(binary: Path, model: str | None, flags, *, alias: str, port: int, outp
     registry.register(proc.pid, port=port, alias=alias, log=str(log))
     return Server(alias=alias, url=f"http://{HOST}:{port}", port=port, proc=proc, create_time=create_time,
                   log=log, args=args, model=None if model is None else str(model), suite=suite,
-                  env={k: v for k, v in process_env.items() if k.startswith(LLAMA_ARG_PREFIX)})
+                  env=llama_env)
 
 
 def stop_servers(servers: list[Server], grace: float) -> dict[str, int | None]:
