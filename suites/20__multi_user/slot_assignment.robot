@@ -1,7 +1,7 @@
 *** Settings ***
-Documentation       Slot assignment on two slots: a request that names a slot is served on it; a request that
-...                 names a busy slot waits for it (deferred) even while the other slot is idle, and is then served on
-...                 it; a prompt that repeats a cached prompt goes to the slot that holds it and reuses the cache.
+Documentation       Slot assignment on two slots with `/metrics`: a request that names a busy slot waits for it
+...                 (deferred) even while the other slot is idle, and is then served on it. Choosing a slot on any
+...                 server: slot_choice.robot.
 Resource            ../../resources/slots.resource
 Resource            ../../resources/completion.resource
 Suite Setup         Start Server For Suite    tiny-2-slots-metrics
@@ -11,8 +11,6 @@ Test Tags           multi-user
 
 
 *** Variables ***
-${STORY}            Once upon a time, in a village at the edge of a great forest, there lived an old clockmaker
-${OTHER_STORY}      The committee met on a rainy Tuesday to decide, after years of debate, where the bridge should go
 ${RUNNING}          Harbour lights flickered as the night ferry left, carrying letters, lanterns and three tired sailors
 ${WAITING}          Quarterly figures arrived late again, so the accountant sharpened every pencil in the office twice
 ${GENERATING}       Mountain goats wandered across the pass while the shepherd counted clouds instead of his flock
@@ -24,18 +22,6 @@ ${SHORT}            ${8}
 
 
 *** Test Cases ***
-Requested Slot Serves The Request
-    ${on_one} =    Complete    ${STORY}    n_predict=${4}    id_slot=${1}
-    ${on_zero} =    Complete    ${STORY}    n_predict=${4}    id_slot=${0}
-    Json Field Should Be    ${on_one}    id_slot    ${1}
-    Json Field Should Be    ${on_zero}    id_slot    ${0}
-
-Repeated Prompt Goes To The Slot That Has It Cached
-    ${first} =    Complete    ${OTHER_STORY}    n_predict=${4}    id_slot=${1}
-    ${again} =    Complete    ${OTHER_STORY}, and who should pay for it    n_predict=${4}
-    Json Field Should Be    ${again}    id_slot    ${1}
-    Prompt Should Have Come From The Cache    ${again}    ${first}[tokens_evaluated]
-
 A Busy Requested Slot Defers The Request
     [Documentation]    Two users name slot 0 at once while slot 1 is idle. The one the server takes second finds
     ...    slot 0 busy: it must wait in the queue (`requests_deferred` above 0) until the first has ended (the
