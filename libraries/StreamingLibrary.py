@@ -245,6 +245,39 @@ class StreamingLibrary:
         """
         _check(checks.no_usage_chunk, result)
 
+    # ---- OpenAI chunks of one choice -------------------------------------------------------------------
+
+    @keyword("Chunks Of Choice")
+    def chunks_of_choice(self, result: StreamResult, index: int) -> list:
+        """The choice objects with ``index`` of every chunk of a chat stream, in arrival order (streams with ``n``
+        choices interleave them). Fails on a JSON event that has no ``choices`` list."""
+        return _check(checks.chunks_of_choice, result, int(index))
+
+    @keyword("Delta Field Of Each")
+    def delta_field_of_each(self, choices: list, field: str) -> list:
+        """The ``delta.<field>`` (``role``, ``content``) of every choice of `Chunks Of Choice`, in order, ``None``
+        where the delta has no such field; fails on a choice without a ``delta`` object."""
+        return checks.delta_field_of_each(choices, field)
+
+    @keyword("Joined Delta Text")
+    def joined_delta_text(self, choices: list, field: str = "content") -> str:
+        """The ``delta.<field>`` (``content``, ``reasoning_content``) of every choice of `Chunks Of Choice`, joined:
+        the text streamed in that field. A delta without it, or with ``null``, adds nothing."""
+        return checks.joined_delta_text(choices, field)
+
+    @keyword("Delta List Entries")
+    def delta_list_entries(self, choices: list, field: str = "tool_calls") -> list:
+        """The entries of the list ``delta.<field>`` (``tool_calls``) of every choice of `Chunks Of Choice`, in
+        arrival order; a delta without it adds none."""
+        return checks.delta_list_entries(choices, field)
+
+    @keyword("Tool Calls Of Deltas")
+    def tool_calls_of_deltas(self, deltas: list) -> list:
+        """Adds up tool-call deltas (`Delta List Entries`) into whole calls, one per ``index``, and returns them as
+        ``{"id", "name", "arguments"}`` dicts in index order: ``id`` and ``name`` come from the delta that opens
+        the call, ``arguments`` joins the argument fragments of all its deltas."""
+        return checks.tool_calls_of_deltas(deltas)
+
     # ---- native /completion chunks ---------------------------------------------------------------------
 
     @keyword("Every Partial Chunk Should Carry One Token")

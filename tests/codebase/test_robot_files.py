@@ -21,7 +21,6 @@ KNOWN = {
     "resources/adapters.resource": 4,
     "resources/api_formats.resource": 2,
     "resources/builtin_tools.resource": 1,
-    "resources/chat.resource": 12,
     "resources/clients.resource": 1,
     "resources/completion.resource": 6,
     "resources/downloads.resource": 4,
