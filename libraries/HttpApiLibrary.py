@@ -14,7 +14,7 @@ from llamatest.http.jsonpath import lookup
 from llamatest.http.response import Response, as_response, json_of
 from llamatest.http.session import open_session
 from llamatest.textutil import join_url
-from llamatest.unicode import token_text_mismatches
+from llamatest.unicode import token_bytes_text, token_text_mismatches
 from robot_glue import server_base_url, server_headers
 
 
@@ -151,6 +151,12 @@ class HttpApiLibrary:
     def totals_of_each(self, items: list, list_key: str, field: str) -> list:
         """For every item, the sum of ``field`` over the objects in its list ``list_key`` (``top_probs``, ``prob``)."""
         return jsondata.totals_of_each(items, list_key, field)
+
+    @keyword("Text Of Token Bytes")
+    def text_of_token_bytes(self, entries: list) -> str:
+        """The ``bytes`` of every entry of a ``completion_probabilities`` list (or ``logprobs.content``) joined and
+        decoded as UTF-8: the text they spell. Fails when the joined bytes are not valid UTF-8."""
+        return token_bytes_text(entries)
 
     @keyword("Json Field Should Be")
     def json_field_should_be(self, resp_or_json, path: str, expected) -> None:

@@ -22,7 +22,6 @@ KNOWN = {
     "resources/api_formats.resource": 2,
     "resources/builtin_tools.resource": 1,
     "resources/clients.resource": 1,
-    "resources/completion.resource": 6,
     "resources/downloads.resource": 4,
     "resources/embeddings.resource": 1,
     "resources/mcp.resource": 1,

@@ -122,6 +122,10 @@ def test_stream_json_events(lib, play):
     assert fails(lib.stream_json_events, play('{"a": 1}', "oops")) == "event 1 is not JSON: 'oops'"
 
 
+def test_stream_json_objects_passes_over_other_events(lib, play):
+    assert lib.stream_json_objects(play("null", {"index": 0}, "[1]", {"index": 1})) == [{"index": 0}, {"index": 1}]
+
+
 def test_done_marker_keywords(lib, play):
     lib.stream_should_end_with_done_marker(play("{}"))
     lib.stream_should_have_no_done_marker(play("{}", done=False))

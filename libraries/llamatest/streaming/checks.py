@@ -70,6 +70,11 @@ def json_events(r: StreamResult) -> list:
     return [obj for _, obj in _json_events(r)]
 
 
+def json_objects(r: StreamResult) -> list[dict]:
+    """The JSON objects among the events, in order; any other event (``[DONE]``, ``data: null``) is passed over."""
+    return [event.json for event in r.events if isinstance(event.json, dict)]
+
+
 def end_with_done_marker(r: StreamResult) -> None:
     """Exactly one ``data: [DONE]``, and it is the last event."""
     events = r.events
