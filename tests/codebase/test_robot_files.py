@@ -19,7 +19,6 @@ CONTINUATION = re.compile(r"^\s+\.\.\.\s+(.*)$")
 # Remove an entry once its file is clean.
 KNOWN = {
     "resources/adapters.resource": 4,
-    "resources/api_formats.resource": 2,
     "resources/builtin_tools.resource": 1,
     "resources/clients.resource": 1,
     "resources/downloads.resource": 4,
