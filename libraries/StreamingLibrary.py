@@ -12,7 +12,7 @@ from robot.utils import DotDict
 
 from llamatest.http.exchanges import naming
 from llamatest.report.streams import batch_html, stream_html
-from llamatest.streaming import checks
+from llamatest.streaming import checks, sse
 from llamatest.streaming.client import client_session, stream_one
 from llamatest.streaming.exchange import number
 from llamatest.streaming.result import StreamResult
@@ -182,6 +182,12 @@ class StreamingLibrary:
         event, such as the ``data: null`` event that opens a native stream of several prompts on this build
         (pinned by its own test), so that checks about indexes stay about indexes."""
         return _check(checks.json_objects, result)
+
+    @keyword("Json Of Data Lines")
+    def json_of_data_lines(self, text: str) -> list:
+        """The JSON of every ``data: `` line of an event stream read whole (``${resp.text}`` of a RequestsLibrary
+        response), in order; fails on a line that is not JSON. Other lines (``event:``, comments) are skipped."""
+        return sse.json_of_data_lines(text, "data: ")
 
     @keyword("Stream Should End With Done Marker")
     def stream_should_end_with_done_marker(self, result: StreamResult) -> None:

@@ -19,11 +19,9 @@ CONTINUATION = re.compile(r"^\s+\.\.\.\s+(.*)$")
 # Remove an entry once its file is clean.
 KNOWN = {
     "resources/adapters.resource": 4,
-    "resources/builtin_tools.resource": 1,
     "resources/clients.resource": 1,
     "resources/downloads.resource": 4,
     "resources/embeddings.resource": 1,
-    "resources/mcp.resource": 1,
     "resources/peers.resource": 5,
     "suites/26__builtin_tools/builtin_tools.robot": 1,
     "tests/harness/external_target.robot": 2,

@@ -126,6 +126,13 @@ def test_stream_json_objects_passes_over_other_events(lib, play):
     assert lib.stream_json_objects(play("null", {"index": 0}, "[1]", {"index": 1})) == [{"index": 0}, {"index": 1}]
 
 
+def test_json_of_data_lines_reads_a_whole_event_stream_body(lib):
+    body = 'event: x\ndata: {"a": 1}\n\n: comment\ndata: [2]\ndata:{"skipped": true}\n\n'
+    assert lib.json_of_data_lines(body) == [{"a": 1}, [2]]
+    with pytest.raises(json.JSONDecodeError):
+        lib.json_of_data_lines("data: oops\n")
+
+
 def test_done_marker_keywords(lib, play):
     lib.stream_should_end_with_done_marker(play("{}"))
     lib.stream_should_have_no_done_marker(play("{}", done=False))
