@@ -23,7 +23,6 @@ KNOWN = {
     "resources/downloads.resource": 4,
     "resources/embeddings.resource": 1,
     "resources/peers.resource": 5,
-    "suites/26__builtin_tools/builtin_tools.robot": 1,
     "tests/harness/external_target.robot": 2,
 }
 
