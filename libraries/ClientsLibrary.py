@@ -160,6 +160,18 @@ class ClientsLibrary:
         if wrong:
             raise AssertionError("; ".join(wrong) + f"; body: {views.error_view(error)['body']}")
 
+    @keyword("SDK Class Name")
+    def sdk_class_name(self, value) -> str:
+        """The name of the class of ``value`` (``ChatCompletion``; a generic class by its name alone:
+        ``ParsedChatCompletion``)."""
+        return views.class_name(value)
+
+    @keyword("SDK Class Names")
+    def sdk_class_names(self, values: list) -> list:
+        """The distinct `SDK Class Name` of the items of ``values``, sorted: ``[ChatCompletionChunk]`` when all
+        items are chunks."""
+        return views.class_names(values)
+
     @keyword("Streamed Text")
     def streamed_text(self, call: calls.Call, index: int = 0) -> str:
         """The generated text of a streamed ``Call`` (choice ``index`` of OpenAI chunks)."""

@@ -13,7 +13,7 @@ from llamatest.http.explain import head, status_mismatch
 from llamatest.http.jsonpath import lookup
 from llamatest.http.response import Response, as_response, json_of
 from llamatest.textutil import join_url
-from llamatest.unicode import token_text_mismatches
+from llamatest.unicode import token_bytes_text, token_text_mismatches
 from robot_glue import REQUESTS_LIBRARY_LOG_TO_TRACE, open_session, server_base_url, server_headers
 
 
@@ -126,6 +126,12 @@ class HttpApiLibrary:
         given, a missing key or a ``null`` on the way gives ``missing`` instead of failing."""
         return jsondata.values_of_each(items, path, missing)
 
+    @keyword("Fields Of Each")
+    def fields_of_each(self, items: list, *paths: str) -> list:
+        """For every item, a dict of its values at the dotted ``paths`` keyed by path, in order: ``Fields Of Each
+        ${adapters}    id    scale`` gives ``[{"id": 0, "scale": 1.0}, …]``, with every other field left out."""
+        return jsondata.fields_of_each(items, *paths)
+
     @keyword("Items Having Key")
     def items_having_key(self, items: list, key: str) -> list:
         """The JSON objects of ``items`` that have ``key``, in order."""
@@ -150,6 +156,29 @@ class HttpApiLibrary:
     def totals_of_each(self, items: list, list_key: str, field: str) -> list:
         """For every item, the sum of ``field`` over the objects in its list ``list_key`` (``top_probs``, ``prob``)."""
         return jsondata.totals_of_each(items, list_key, field)
+
+    @keyword("Lengths Of Each")
+    def lengths_of_each(self, items: list, path: str = "") -> list:
+        """The length of the value at dotted ``path`` of every item (``embedding``; empty: of the item itself), in
+        order."""
+        return jsondata.lengths_of_each(items, path)
+
+    @keyword("Values Starting With")
+    def values_starting_with(self, values: list, prefix: str) -> list:
+        """The strings of ``values`` that start with ``prefix``, in order; fails on a value that is not a string."""
+        return jsondata.starting_with(values, prefix)
+
+    @keyword("First Value Of Each")
+    def first_value_of_each(self, objects: list) -> list:
+        """The first value of every JSON object of ``objects`` (``{"URL": {…}}`` gives ``{…}``), in order; fails on
+        an empty object."""
+        return jsondata.first_value_of_each(objects)
+
+    @keyword("Text Of Token Bytes")
+    def text_of_token_bytes(self, entries: list) -> str:
+        """The ``bytes`` of every entry of a ``completion_probabilities`` list (or ``logprobs.content``) joined and
+        decoded as UTF-8: the text they spell. Fails when the joined bytes are not valid UTF-8."""
+        return token_bytes_text(entries)
 
     @keyword("Json Field Should Be")
     def json_field_should_be(self, resp_or_json, path: str, expected) -> None:

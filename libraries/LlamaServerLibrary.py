@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 from typing import Literal
 
 from robot.api import SkipExecution, logger
@@ -305,6 +306,13 @@ class LlamaServerLibrary:
         if value in self._pool.local(alias).log.read_text(errors="replace"):
             shown = "the secret" if isinstance(text, Secret) else repr(text)
             raise AssertionError(f"server log of '{alias}' contains {shown}")
+
+    @keyword("Files Holding Secret")
+    def files_holding_secret(self, folder: str, secret: Secret | str) -> list[str]:
+        """The names of the files under ``folder``, at any depth, whose bytes contain ``secret`` (its UTF-8
+        encoding; a ``Secret``'s value is never shown); empty when no file holds it."""
+        value = secret.value if isinstance(secret, Secret) else secret
+        return _target.files_holding(Path(folder), value.encode())
 
     # ----- capabilities (for CapabilityListener; not keywords) -----
     def capability_target(self, alias: str = SUITE) -> _capabilities.Target | None:

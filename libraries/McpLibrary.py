@@ -10,7 +10,7 @@ from robot.api.deco import keyword, library
 from llamatest.mcp import config as _config
 from llamatest.mcp import processes as _processes
 from llamatest.mcp import reference as _reference
-from llamatest.mcp.http_server import HttpMcpServer
+from llamatest.mcp.http_server import HttpMcpServer, json_rpc_reply
 from robot_glue import output_dir
 
 POLL_S = 0.1
@@ -126,6 +126,12 @@ class McpLibrary:
         if self._http is not None:
             self._http.stop()
             self._http = None
+
+    @keyword("Json Rpc Reply Of")
+    def json_rpc_reply_of(self, body: str):
+        """The JSON-RPC reply an MCP server sent over streamable HTTP, from the answer ``body`` (``${resp.text}``):
+        the JSON of its first ``data:`` line when it is an event stream, else the whole body parsed as JSON."""
+        return json_rpc_reply(body)
 
     @keyword("Http Mcp Tools")
     def http_mcp_tools(self, url: str) -> list[str]:

@@ -12,7 +12,7 @@ from robot.utils import DotDict
 
 from llamatest.http.exchanges import naming
 from llamatest.report.streams import batch_html, stream_html
-from llamatest.streaming import checks
+from llamatest.streaming import checks, sse
 from llamatest.streaming.client import client_session, stream_one
 from llamatest.streaming.exchange import number
 from llamatest.streaming.result import StreamResult
@@ -176,6 +176,19 @@ class StreamingLibrary:
         """The parsed JSON of every event except ``[DONE]``; fails if an event is not JSON."""
         return [DotDict(obj) if isinstance(obj, dict) else obj for obj in _check(checks.json_events, result)]
 
+    @keyword("Stream Json Objects")
+    def stream_json_objects(self, result: StreamResult) -> list:
+        """The JSON objects among the events, in order. Unlike `Stream Json Events` it passes over any other
+        event, such as the ``data: null`` event that opens a native stream of several prompts on this build
+        (pinned by its own test), so that checks about indexes stay about indexes."""
+        return _check(checks.json_objects, result)
+
+    @keyword("Json Of Data Lines")
+    def json_of_data_lines(self, text: str) -> list:
+        """The JSON of every ``data: `` line of an event stream read whole (``${resp.text}`` of a RequestsLibrary
+        response), in order; fails on a line that is not JSON. Other lines (``event:``, comments) are skipped."""
+        return sse.json_of_data_lines(text, "data: ")
+
     @keyword("Stream Should End With Done Marker")
     def stream_should_end_with_done_marker(self, result: StreamResult) -> None:
         """Exactly one ``data: [DONE]``, and it is the last event (OpenAI-compatible routes)."""
@@ -244,6 +257,39 @@ class StreamingLibrary:
         ``"usage": null``, which OpenAI puts on the other chunks when usage is requested, does not count.
         """
         _check(checks.no_usage_chunk, result)
+
+    # ---- OpenAI chunks of one choice -------------------------------------------------------------------
+
+    @keyword("Chunks Of Choice")
+    def chunks_of_choice(self, result: StreamResult, index: int) -> list:
+        """The choice objects with ``index`` of every chunk of a chat stream, in arrival order (streams with ``n``
+        choices interleave them). Fails on a JSON event that has no ``choices`` list."""
+        return _check(checks.chunks_of_choice, result, int(index))
+
+    @keyword("Delta Field Of Each")
+    def delta_field_of_each(self, choices: list, field: str) -> list:
+        """The ``delta.<field>`` (``role``, ``content``) of every choice of `Chunks Of Choice`, in order, ``None``
+        where the delta has no such field; fails on a choice without a ``delta`` object."""
+        return checks.delta_field_of_each(choices, field)
+
+    @keyword("Joined Delta Text")
+    def joined_delta_text(self, choices: list, field: str = "content") -> str:
+        """The ``delta.<field>`` (``content``, ``reasoning_content``) of every choice of `Chunks Of Choice`, joined:
+        the text streamed in that field. A delta without it, or with ``null``, adds nothing."""
+        return checks.joined_delta_text(choices, field)
+
+    @keyword("Delta List Entries")
+    def delta_list_entries(self, choices: list, field: str = "tool_calls") -> list:
+        """The entries of the list ``delta.<field>`` (``tool_calls``) of every choice of `Chunks Of Choice`, in
+        arrival order; a delta without it adds none."""
+        return checks.delta_list_entries(choices, field)
+
+    @keyword("Tool Calls Of Deltas")
+    def tool_calls_of_deltas(self, deltas: list) -> list:
+        """Adds up tool-call deltas (`Delta List Entries`) into whole calls, one per ``index``, and returns them as
+        ``{"id", "name", "arguments"}`` dicts in index order: ``id`` and ``name`` come from the delta that opens
+        the call, ``arguments`` joins the argument fragments of all its deltas."""
+        return checks.tool_calls_of_deltas(deltas)
 
     # ---- native /completion chunks ---------------------------------------------------------------------
 

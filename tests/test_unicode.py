@@ -2,7 +2,9 @@
 
 import json
 
-from llamatest.unicode import complete_text, lone_surrogates, token_text_mismatches
+import pytest
+
+from llamatest.unicode import complete_text, lone_surrogates, token_bytes_text, token_text_mismatches
 
 
 def test_complete_text_replaces_invalid_and_drops_an_unfinished_character():
@@ -32,3 +34,11 @@ def test_only_valid_skips_entries_whose_bytes_are_not_utf8():
     assert token_text_mismatches(doc) == ["token id 250: token '', but bytes [247] decode to '\ufffd'",
                                           "token id 9: token 'x', but bytes [195, 169] decode to 'é'"]
     assert token_text_mismatches(doc, only_valid=True) == ["token id 9: token 'x', but bytes [195, 169] decode to 'é'"]
+
+
+def test_token_bytes_text_joins_the_bytes_of_all_entries_before_decoding():
+    entries = [{"token": "\ufffd", "bytes": [0xC3]}, {"token": "\ufffd", "bytes": [0xA9]},
+               {"token": "!", "bytes": [33]}]
+    assert token_bytes_text(entries) == "é!"
+    with pytest.raises(UnicodeDecodeError):
+        token_bytes_text(entries[:1])

@@ -58,6 +58,11 @@ def token_text_mismatches(doc: Any, only_valid: bool = False) -> list[str]:
     return found
 
 
+def token_bytes_text(entries: list[dict]) -> str:
+    """The ``bytes`` of every entry joined and decoded as UTF-8; invalid UTF-8 fails (``UnicodeDecodeError``)."""
+    return b"".join(bytes(entry["bytes"]) for entry in entries).decode()
+
+
 def lone_surrogates(doc: Any, path: str = "") -> list[str]:
     """Paths of the strings in ``doc`` (keys included) that hold a lone UTF-16 surrogate (``\\ud83d`` alone)."""
     found = []

@@ -145,8 +145,7 @@ File Glob Search Lists The Entries Under The Folder
     Create File    ${dir}${/}top.txt    top
     Create File    ${dir}${/}sub${/}deep.txt    deep
     ${answer} =    Tool Answer In    ${dir}    file_glob_search    ${{ {"path": ".", "type": "all"} }}
-    ${paths} =    Evaluate
-    ...    sorted(entry["path"] + ("/" if entry["type"] == "dir" else "") for entry in $answer["entries"])
+    ${paths} =    Entry Paths Marking Folders    ${answer}
     Lists Should Be Equal    ${paths}    ${{ ["sub/", "sub/deep.txt", "top.txt"] }}
     Should Be Equal    ${answer}[base]    ${dir}
 
@@ -208,6 +207,17 @@ Nested Folder
     Create File    ${dir}${/}a${/}mid.txt    mid
     Create File    ${dir}${/}a${/}b${/}deep.txt    deep
     RETURN    ${dir}
+
+Entry Paths Marking Folders
+    [Documentation]    Returns the sorted `path`s of the `entries` of a `file_glob_search` answer, each entry of
+    ...    `type` `dir` with a `/` after it.
+    [Arguments]    ${answer}
+    VAR    @{paths}    @{EMPTY}
+    FOR    ${entry}    IN    @{answer}[entries]
+        VAR    ${mark}    ${{ "/" if $entry["type"] == "dir" else "" }}
+        VAR    @{paths}    @{paths}    ${{ $entry["path"] + $mark }}
+    END
+    RETURN    ${{ sorted($paths) }}
 
 Glob Paths In
     [Documentation]    `file_glob_search` of `.` in `folder` with the `options`: the sorted paths of its entries.

@@ -164,3 +164,11 @@ def test_a_template_without_tool_support_is_its_own_capability():
     assert capabilities.missing(with_props({"chat_template_caps": {"supports_tools": False}}), ["no-tools"]) is None
     assert capabilities.missing(with_props({"chat_template_caps": {"supports_tools": True}}), ["no-tools"]) == \
         "needs a chat template without tool calls: its chat template has supports_tools True"
+
+
+def test_files_holding_finds_a_key_in_any_file_under_the_folder(tmp_path):
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "suite.srvlog").write_bytes(b"Authorization: Bearer sk-secret\n")
+    (tmp_path / "output.xml").write_text("<robot/>")
+    assert server_target.files_holding(tmp_path, b"sk-secret") == ["suite.srvlog"]
+    assert server_target.files_holding(tmp_path, b"sk-other") == []

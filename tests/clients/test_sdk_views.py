@@ -145,3 +145,11 @@ def test_error_body_deviations_use_the_sdk_error_schemas():
     assert views.error_body_deviations(error) == ["code: Input should be a valid string (got 400)"]
     with pytest.raises(ValueError, match="no error body"):
         views.error_body_deviations(RuntimeError("x"))
+
+
+def test_class_names_name_a_generic_class_alone_and_count_each_once():
+    chunk = ChatCompletionChunk(id="c", choices=[], created=1, model="m", object="chat.completion.chunk")
+    assert views.class_name(chunk) == "ChatCompletionChunk"
+    assert views.class_name(openai.types.chat.ParsedChatCompletion[dict](
+        id="c", choices=[], created=1, model="m", object="chat.completion")) == "ParsedChatCompletion"
+    assert views.class_names([chunk, chunk, {}]) == ["ChatCompletionChunk", "dict"]

@@ -2,6 +2,7 @@
 Documentation       A keyed server as the external target (`LLAMA_SERVER_URL`, `LLAMATEST_API_KEY`): the suite's
 ...                 server is bound to it instead of being started, its session sends the key, and no file of the
 ...                 output folder holds the key.
+Library             OperatingSystem
 Resource            ../../resources/server.resource
 Suite Setup         Use A Keyed Server As The External Target
 Suite Teardown      Forget The External Target
@@ -45,13 +46,10 @@ Use A Keyed Server As The External Target
 Forget The External Target
     [Documentation]    Unsets both variables, forgets the suite's server and stops the target.
     [Timeout]    1 minute
-    Evaluate    [os.environ.pop(name, None) for name in ("LLAMA_SERVER_URL", "LLAMATEST_API_KEY")]    modules=os
+    Remove Environment Variable    LLAMA_SERVER_URL    LLAMATEST_API_KEY
     Stop Suite Servers
 
 Output Folder Should Not Hold The Key
     [Documentation]    Reads every file written to the output folder so far (output.xml, the server logs).
-    ${files_with} =    Evaluate
-    ...    lambda out, key: [p.name for p in pathlib.Path(out).rglob("*") if p.is_file() and key in p.read_bytes()]
-    ...    modules=pathlib
-    ${holding} =    Evaluate    $files_with($OUTPUT_DIR, $KEY.value.encode())
+    ${holding} =    Files Holding Secret    ${OUTPUT_DIR}    ${KEY}
     Should Be Empty    ${holding}

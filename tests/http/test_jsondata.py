@@ -40,3 +40,20 @@ def test_one_entry_per_token_chunk_returns_the_entries_and_checks_their_count():
     assert one_entry_per_token_chunk([["a"], ["b"], []]) == ["a", "b"]
     with pytest.raises(AssertionError, match=r"\[1, 2, 0\] != \[1, 1, 0\]"):
         one_entry_per_token_chunk([["a"], ["b", "c"], []])
+
+
+def test_fields_lengths_and_first_values_of_each():
+    adapters = [{"id": 0, "path": "a.gguf", "scale": 1.0}, {"id": 1, "path": "b.gguf", "scale": 0.5}]
+    assert jsondata.fields_of_each(adapters, "id", "scale") == [{"id": 0, "scale": 1.0}, {"id": 1, "scale": 0.5}]
+    assert jsondata.lengths_of_each([[1, 2], [3]]) == [2, 1]
+    assert jsondata.lengths_of_each([{"embedding": [0.1, 0.2]}], "embedding") == [2]
+    assert jsondata.first_value_of_each([{"http://x/m.gguf": {"done": 1}}]) == [{"done": 1}]
+    with pytest.raises(AssertionError, match="an empty object has no first value"):
+        jsondata.first_value_of_each([{}])
+
+
+def test_values_starting_with_keeps_the_order_and_wants_strings():
+    names = ["download_progress", "loaded", "download_finished"]
+    assert jsondata.starting_with(names, "download_") == ["download_progress", "download_finished"]
+    with pytest.raises(AssertionError, match="None is not a string, so it cannot start with 'download_'"):
+        jsondata.starting_with(["download_progress", None], "download_")

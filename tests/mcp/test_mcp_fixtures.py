@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from llamatest.mcp import config, processes, reference
-from llamatest.mcp.http_server import HttpMcpServer
+from llamatest.mcp.http_server import HttpMcpServer, json_rpc_reply
 
 ECHO_TOOLS = {"echo", "add", "repeat", "fail", "whereami", "count"}
 
@@ -114,3 +114,9 @@ def test_http_fixture_serves_the_sdk_client_and_counts_requests():
 def test_fixture_interpreter_is_this_one():
     assert config.fixture_command("echo", "m")[0] == sys.executable
     assert os.path.isfile(config.fixture_command("crash", "m")[1])
+
+
+def test_json_rpc_reply_comes_from_the_first_data_line_or_the_whole_body():
+    assert json_rpc_reply('{"jsonrpc": "2.0", "id": 1, "result": {}}') == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    stream = 'event: message\ndata: {"id": 1, "result": 2}\n\ndata: {"id": 2}\n\n'
+    assert json_rpc_reply(stream) == {"id": 1, "result": 2}

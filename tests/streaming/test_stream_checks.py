@@ -122,6 +122,17 @@ def test_stream_json_events(lib, play):
     assert fails(lib.stream_json_events, play('{"a": 1}', "oops")) == "event 1 is not JSON: 'oops'"
 
 
+def test_stream_json_objects_passes_over_other_events(lib, play):
+    assert lib.stream_json_objects(play("null", {"index": 0}, "[1]", {"index": 1})) == [{"index": 0}, {"index": 1}]
+
+
+def test_json_of_data_lines_reads_a_whole_event_stream_body(lib):
+    body = 'event: x\ndata: {"a": 1}\n\n: comment\ndata: [2]\ndata:{"skipped": true}\n\n'
+    assert lib.json_of_data_lines(body) == [{"a": 1}, [2]]
+    with pytest.raises(json.JSONDecodeError):
+        lib.json_of_data_lines("data: oops\n")
+
+
 def test_done_marker_keywords(lib, play):
     lib.stream_should_end_with_done_marker(play("{}"))
     lib.stream_should_have_no_done_marker(play("{}", done=False))
@@ -289,3 +300,52 @@ def test_final_chunk_should_report(lib, play):
     assert fails(lib.final_chunk_should_report, play(*chunks)) == \
         "the final chunk (event 2) has stop False, expected true"
     assert fails(lib.final_chunk_should_report, play()) == "stream has no JSON chunks, so no final chunk"
+
+
+# ---- OpenAI chunks of one choice -----------------------------------------------------------------------
+
+
+def two_choice_chunks() -> list[dict]:
+    """Chunks of a stream with ``n: 2``, the choices interleaved, then a usage chunk."""
+    def chunk(index, delta, reason=None):
+        return {**BASE, "choices": [{"index": index, "delta": delta, "finish_reason": reason}]}
+
+    return [chunk(0, {"role": "assistant", "content": None}), chunk(1, {"role": "assistant", "content": None}),
+            chunk(1, {"content": "b"}), chunk(0, {"content": "a", "reasoning_content": "r"}),
+            chunk(0, {}, "length"), chunk(1, {}, "length"), {**BASE, "choices": [], "usage": {}}]
+
+
+def test_chunks_of_choice_takes_the_choice_out_of_every_chunk(lib, play):
+    r = play(*two_choice_chunks())
+    first = lib.chunks_of_choice(r, "0")
+    assert [c["delta"] for c in first] == [{"role": "assistant", "content": None},
+                                           {"content": "a", "reasoning_content": "r"}, {}]
+    assert len(lib.chunks_of_choice(r, 1)) == 3 and lib.chunks_of_choice(r, 2) == []
+    assert fails(lib.chunks_of_choice, play({"a": 1}), 0) == \
+        "event 0 is not an OpenAI chunk (no choices list): {'a': 1}"
+    assert fails(lib.chunks_of_choice, play({"choices": [{"delta": {}}]}), 0) == \
+        "event 0 has a choice without an index: {'delta': {}}"
+
+
+def test_delta_fields_of_the_chunks_of_a_choice(lib, play):
+    first = lib.chunks_of_choice(play(*two_choice_chunks()), 0)
+    assert lib.delta_field_of_each(first, "role") == ["assistant", None, None]
+    assert lib.joined_delta_text(first) == "a"
+    assert lib.joined_delta_text(first, "reasoning_content") == "r"
+    assert fails(lib.delta_field_of_each, [{"index": 0, "delta": None}], "role") == \
+        "chunk 0 of the choice has no delta object: {'index': 0, 'delta': None}"
+    assert fails(lib.joined_delta_text, [{"delta": {"content": 7}}]) == "delta.content is not a string: 7"
+
+
+def test_tool_calls_are_added_up_from_their_deltas(lib):
+    choices = [{"delta": {"tool_calls": [{"index": 0, "id": "c0", "function": {"name": "f", "arguments": "{\"a"}}]}},
+               {"delta": {"tool_calls": [{"index": 1, "id": "c1", "function": {"name": "g"}}]}},
+               {"delta": {"tool_calls": [{"index": 0, "function": {"arguments": "\": 1}"}}]}}, {"delta": {}}]
+    deltas = lib.delta_list_entries(choices)
+    assert [delta["index"] for delta in deltas] == [0, 1, 0]
+    assert lib.tool_calls_of_deltas(deltas) == [{"id": "c0", "name": "f", "arguments": "{\"a\": 1}"},
+                                                {"id": "c1", "name": "g", "arguments": ""}]
+    assert fails(lib.tool_calls_of_deltas, deltas[2:]) == ("the deltas of tool call 0 do not add up to a call "
+                                                          "(KeyError: 'id'): [{'index': 0, 'function': "
+                                                          "{'arguments': '\": 1}'}}]")
+    assert fails(lib.tool_calls_of_deltas, [{"id": "x"}]).startswith("a tool-call delta has no index (KeyError")

@@ -50,6 +50,16 @@ def wire_events(record: Call) -> list:
     return events
 
 
+def class_name(value) -> str:
+    """The name of the SDK class of ``value``, a generic class by its name alone (``ParsedChatCompletion``)."""
+    return type(value).__name__.split("[")[0]
+
+
+def class_names(values) -> list[str]:
+    """The distinct `class_name` of the items of ``values``, sorted."""
+    return sorted({class_name(value) for value in values})
+
+
 def event_types(record: Call) -> list[str]:
     """The ``type`` (or, for OpenAI chunks, ``object``) of every event, in order."""
     return [getattr(event, "type", None) or getattr(event, "object", "?") for event in record.events]

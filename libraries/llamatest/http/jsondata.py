@@ -44,6 +44,11 @@ def values_of_each(items: list, path: str, missing: Any = _FAIL) -> list:
     return [value_at(item, path, missing) for item in items]
 
 
+def fields_of_each(items: list, *paths: str) -> list[dict]:
+    """For every item, a dict of its values at ``paths`` keyed by path (``id``, ``scale``), in order."""
+    return [{path: value_at(item, path) for path in paths} for item in items]
+
+
 def items_having(items: list, key: str) -> list:
     """The JSON objects of ``items`` that have the key ``key``, in order."""
     return [item for item in items if key in item]
@@ -67,6 +72,33 @@ def lower_case_names(headers: Mapping) -> dict:
 def totals_of_each(items: list, list_key: str, field: str) -> list:
     """For every item, the sum of ``field`` over the objects in its list ``list_key``."""
     return [sum(entry[field] for entry in item[list_key]) for item in items]
+
+
+def lengths_of_each(items: list, path: str = "") -> list[int]:
+    """``len`` of the value at ``path`` of every item (``""``: of the item itself), in order."""
+    return [len(value_at(item, path)) for item in items]
+
+
+def starting_with(values: list, prefix: str) -> list[str]:
+    """The strings of ``values`` that start with ``prefix``, in order; a value that is not a string fails."""
+    strings = []
+    for value in values:
+        if not isinstance(value, str):
+            raise AssertionError(f"{value!r} is not a string, so it cannot start with {prefix!r}")
+        if value.startswith(prefix):
+            strings.append(value)
+    return strings
+
+
+def first_value_of_each(objects: list) -> list:
+    """The first value of every JSON object of ``objects`` (``{"URL": {...}}`` gives ``{...}``), in order."""
+    return [_first_value(obj) for obj in objects]
+
+
+def _first_value(obj: Mapping) -> Any:
+    for value in obj.values():
+        return value
+    raise AssertionError("an empty object has no first value")
 
 
 def _fail(path: str, segment: str) -> None:

@@ -5,10 +5,13 @@ Cursor declares a remote server), and the count shows whether llama-server ever 
 
 import asyncio
 import importlib.util
+import json
 import socket
 import threading
 
 import uvicorn
+
+from llamatest.streaming.sse import data_lines
 
 from .config import SERVERS
 
@@ -20,6 +23,13 @@ def _echo_server():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.server
+
+
+def json_rpc_reply(body: str):
+    """The JSON-RPC reply of a streamable-HTTP answer ``body``: the JSON of its first ``data:`` line when it is an
+    event stream, else the whole body as JSON."""
+    events = data_lines(body, "data:")
+    return json.loads(events[0] if events else body)
 
 
 class HttpMcpServer:

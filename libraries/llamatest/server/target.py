@@ -12,6 +12,7 @@ No Robot Framework here: the facade wraps the key in a Robot ``Secret``.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import requests
 
@@ -111,6 +112,12 @@ def check_external(url: str, key: str, timeout: float = CHECK_TIMEOUT_S) -> None
     if not _is_llama_server_props(props):
         raise ValueError(f"{ENV_SERVER_URL}={url} is not a llama-server: GET /props answers "
                          f"{props.status_code} without {' or '.join(LLAMA_SERVER_PROPS)}")
+
+
+def files_holding(folder: Path, data: bytes) -> list[str]:
+    """The names of the files under ``folder``, at any depth, whose bytes contain ``data`` (where a key must
+    never be written: the output folder)."""
+    return [path.name for path in folder.rglob("*") if path.is_file() and data in path.read_bytes()]
 
 
 def _is_llama_server_props(resp: requests.Response) -> bool:

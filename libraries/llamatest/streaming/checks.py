@@ -70,6 +70,11 @@ def json_events(r: StreamResult) -> list:
     return [obj for _, obj in _json_events(r)]
 
 
+def json_objects(r: StreamResult) -> list[dict]:
+    """The JSON objects among the events, in order; any other event (``[DONE]``, ``data: null``) is passed over."""
+    return [event.json for event in r.events if isinstance(event.json, dict)]
+
+
 def end_with_done_marker(r: StreamResult) -> None:
     """Exactly one ``data: [DONE]``, and it is the last event."""
     events = r.events
@@ -167,6 +172,73 @@ def no_usage_chunk(r: StreamResult) -> None:
     for index, chunk in _objects(r):
         if chunk.get("usage") is not None:
             raise AssertionError(f"event {index} carries usage {_short(chunk['usage'])}, expected no usage chunk")
+
+
+# ---- OpenAI chunks of one choice (streams with n > 1, tool calls) -------------------------------------
+
+
+def chunks_of_choice(r: StreamResult, index: int) -> list[dict]:
+    """The choice objects with ``index`` of every JSON chunk, in arrival order (the usage chunk has none).
+
+    Fails on an event that is not JSON, a chunk without a ``choices`` list, or a choice without ``index``."""
+    found = []
+    for number, chunk in _json_events(r):
+        choices = chunk.get("choices") if isinstance(chunk, dict) else None
+        if not isinstance(choices, list):
+            raise AssertionError(f"event {number} is not an OpenAI chunk (no choices list): {_short(chunk)}")
+        for choice in choices:
+            if not isinstance(choice, dict) or "index" not in choice:
+                raise AssertionError(f"event {number} has a choice without an index: {_short(choice)}")
+            if choice["index"] == index:
+                found.append(choice)
+    return found
+
+
+def delta_field_of_each(choices: list[dict], field: str) -> list:
+    """``delta.<field>`` of every choice, in order, ``None`` where the delta lacks it; a choice without a delta
+    object fails."""
+    values = []
+    for number, choice in enumerate(choices):
+        delta = choice.get("delta")
+        if not isinstance(delta, dict):
+            raise AssertionError(f"chunk {number} of the choice has no delta object: {_short(choice)}")
+        values.append(delta.get(field))
+    return values
+
+
+def joined_delta_text(choices: list[dict], field: str) -> str:
+    """``delta.<field>`` of every choice joined; a delta without it (or with ``null``) adds nothing."""
+    pieces = [value or "" for value in delta_field_of_each(choices, field)]
+    for piece in pieces:
+        if not isinstance(piece, str):
+            raise AssertionError(f"delta.{field} is not a string: {_short(piece)}")
+    return "".join(pieces)
+
+
+def delta_list_entries(choices: list[dict], field: str) -> list:
+    """The entries of the list ``delta.<field>`` of every choice, in order; a delta without it adds none."""
+    return [entry for value in delta_field_of_each(choices, field) for entry in value or []]
+
+
+def tool_calls_of_deltas(deltas: list[dict]) -> list[dict]:
+    """Whole tool calls from a stream's tool-call deltas, one per ``index`` in index order, as ``{"id", "name",
+    "arguments"}``: ``id`` and ``function.name`` of the call's first delta, ``function.arguments`` of all its
+    deltas joined. Fails, quoting the deltas, when they do not add up to calls."""
+    try:
+        indexes = sorted({delta["index"] for delta in deltas})
+    except (KeyError, TypeError) as error:
+        raise AssertionError(f"a tool-call delta has no index ({type(error).__name__}: {error}): "
+                             f"{_short(deltas)}") from None
+    calls = []
+    for index in indexes:
+        mine = [delta for delta in deltas if delta["index"] == index]
+        try:
+            calls.append({"id": mine[0]["id"], "name": mine[0]["function"]["name"],
+                          "arguments": "".join(delta["function"].get("arguments", "") for delta in mine)})
+        except (KeyError, TypeError, AttributeError) as error:
+            raise AssertionError(f"the deltas of tool call {index} do not add up to a call "
+                                 f"({type(error).__name__}: {error}): {_short(mine)}") from None
+    return calls
 
 
 # ---- native /completion chunks -------------------------------------------------------------------------

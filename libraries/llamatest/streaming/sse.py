@@ -6,6 +6,7 @@ https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-inte
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -25,6 +26,16 @@ class SSEEvent:
 class SSEComment:
     text: str
     t: float
+
+
+def data_lines(text: str, prefix: str = "data:") -> list[str]:
+    """What follows ``prefix`` on every line of a whole event-stream body that starts with it, in order."""
+    return [line[len(prefix):] for line in text.splitlines() if line.startswith(prefix)]
+
+
+def json_of_data_lines(text: str, prefix: str = "data: ") -> list:
+    """The JSON of every ``data_lines`` payload of ``text``, in order; a payload that is not JSON fails."""
+    return [json.loads(line) for line in data_lines(text, prefix)]
 
 
 def is_done(event: SSEEvent) -> bool:
