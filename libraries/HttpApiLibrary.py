@@ -14,10 +14,10 @@ from llamatest.http.jsonpath import lookup
 from llamatest.http.response import Response, as_response, json_of
 from llamatest.textutil import join_url
 from llamatest.unicode import token_bytes_text, token_text_mismatches
-from robot_glue import REQUESTS_LIBRARY_LOG_TO_TRACE, open_session, server_base_url, server_headers
+from robot_glue import open_session, server_base_url, server_headers
 
 
-@library(scope="GLOBAL", version="0.2", doc_format="ROBOT", listener=REQUESTS_LIBRARY_LOG_TO_TRACE)
+@library(scope="GLOBAL", version="0.2", doc_format="ROBOT")
 class HttpApiLibrary:
     """JSON and error-object assertions for llama-server responses; requests go through RequestsLibrary.
 

@@ -18,13 +18,13 @@ from llamatest.server import presets as _presets
 from llamatest.server import sanitizer
 from llamatest.server import target as _target
 from llamatest.server.process import Server, ServerPool, tail
-from robot_glue import REQUESTS_LIBRARY_LOG_TO_TRACE, current_suite, open_session, output_dir
+from robot_glue import current_suite, open_session, output_dir
 
 SUITE = "suite"  # the default alias: the suite's own server
 GRACE_S = 10.0  # SIGTERM, then SIGKILL after this many seconds
 
 
-@library(scope="GLOBAL", version="0.2", doc_format="ROBOT", listener=["SELF", REQUESTS_LIBRARY_LOG_TO_TRACE])
+@library(scope="GLOBAL", version="0.2", doc_format="ROBOT", listener="SELF")
 class LlamaServerLibrary:
     """Starts and stops real llama-server processes for the suites.
 

@@ -9,13 +9,13 @@ from llamatest import peers
 from llamatest.models.catalog import resolve_model
 from llamatest.report import html as _htmllog
 from llamatest.server.process import Server
-from robot_glue import REQUESTS_LIBRARY_LOG_TO_TRACE, open_session, output_dir, robot_variable
+from robot_glue import open_session, output_dir, robot_variable
 
 PEER = "peer"  # the default alias
 GRACE_S = 10.0
 
 
-@library(scope="GLOBAL", version="0.1", doc_format="ROBOT", listener=["SELF", REQUESTS_LIBRARY_LOG_TO_TRACE])
+@library(scope="GLOBAL", version="0.1", doc_format="ROBOT", listener="SELF")
 class PeerServerLibrary:
     """Starts and stops other OpenAI-compatible servers over llama.cpp: llama-cpp-python's server (FastAPI).
 

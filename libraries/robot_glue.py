@@ -8,11 +8,11 @@ Not a keyword library (no keywords): a plain module on Robot's ``--pythonpath li
 
 from __future__ import annotations
 
-import re
 import tempfile
 from pathlib import Path
 
 import requests
+from robot.api import logger
 from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
 
 from llamatest.http.session import StatusMismatch, explained_status, mount, session_timeout
@@ -80,6 +80,7 @@ def open_session(alias: str, url: str, timeout: float | None = None, headers: di
     except (RobotNotRunningError, RuntimeError):
         return
     explain_status_failures(requests_library)
+    move_requests_library_log_to_trace()
     timeout = session_timeout(timeout)
     session = mount(requests_library.create_session(alias, url, timeout=timeout, max_retries=0), timeout)
     session.headers.update(headers or {})
@@ -109,30 +110,19 @@ def explain_status_failures(requests_library) -> None:
     requests_library._check_status = check_status
 
 
-class RequestsLibraryLogToTrace:
-    """A listener (API 3) that moves RequestsLibrary's two INFO lines per request to TRACE, as one short line
-    each (``POST http://…/completion → 200``): the adapter's exchange block says all of it. Their full text
-    also holds the request's headers, an API key among them, which the TRACE line leaves out.
+def move_requests_library_log_to_trace() -> None:
+    """RequestsLibrary's two INFO lines per request become one short TRACE line each (``POST http://… → 200``):
+    the adapter's exchange block says all of it, and their full text holds the request's headers (a key)."""
+    # Why a patch: RequestsLibrary 0.9.7 has no option for its log lines, and a listener that rewrites them
+    # (log_message) comes too late: `RequestsLibrary.log.log_response` formats `response.text` first, which
+    # reads a `stream=True` answer to its end (an endless /models/sse never ends) and copies every large body.
+    from RequestsLibrary import log as requests_library_log
 
-    Through Robot's supported interface: a listener's ``log_message`` may change a message (level, text)
-    before output.xml gets it (User Guide, Listener interface, "Modifying results"), which then keeps it only
-    at ``--loglevel TRACE``. RequestsLibrary 0.9.7 has no option for it (`RequestsLibrary.log.log_request` /
-    `log_response` log at INFO). Every library that opens a session registers `REQUESTS_LIBRARY_LOG_TO_TRACE`
-    (``listener=``), so plain robot applies it too.
-    """
+    def request_line(response):
+        logger.trace(f"{response.request.method} {response.request.url}")
 
-    ROBOT_LISTENER_API_VERSION = 3
-    # The first line of `log_request` ("POST Request : url=URL ") and of `log_response` ("POST Response : url=URL
-    # \n status=200, reason=OK ...").
-    LINE = re.compile(r"([A-Z]+) (Request|Response) : url=(\S+)(?: \n status=(\d+),)?")
+    def response_line(response):
+        logger.trace(f"{response.request.method} {response.url} → {response.status_code}")
 
-    def log_message(self, message) -> None:
-        found = self.LINE.match(message.message or "") if message.level == "INFO" and not message.html else None
-        if found is None:
-            return
-        method, kind, url, status = found.groups()
-        message.level = "TRACE"
-        message.message = f"{method} {url} → {status}" if kind == "Response" and status else f"{method} {url}"
-
-
-REQUESTS_LIBRARY_LOG_TO_TRACE = RequestsLibraryLogToTrace()
+    requests_library_log.log_request = request_line
+    requests_library_log.log_response = response_line
