@@ -17,6 +17,7 @@ No Robot Framework here.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -144,6 +145,15 @@ def _template_cap(cap: str, want: bool = True) -> Callable[[Target], str | None]
     return check
 
 
+def _modality(name: str) -> Callable[[Target], str | None]:
+    """``modalities.NAME`` true in ``/props``: the server was started with a projector for that input."""
+    def check(target: Target) -> str | None:
+        modalities = target.props.get("modalities") or {}
+        shown = json.dumps(modalities.get(name))  # as /props said it: false, null
+        return None if modalities.get(name) is True else f"its /props says modalities.{name} {shown}"
+    return check
+
+
 def _model_file(target: Target) -> str | None:
     """A managed server's model is ours; an external one's is its ``model_path``, if this machine can read it."""
     if target.managed:
@@ -208,6 +218,10 @@ VOCABULARY: dict[str, Capability] = {c.name: c for c in (
                "a chat template with tool calls", _template_cap("supports_tools")),
     Capability("no-tools", "a chat template without tool support (chat_template_caps in /props)",
                "a chat template without tool calls", _template_cap("supports_tools", want=False)),
+    Capability("image-input", "image input: a projector for images (modalities.vision in /props)",
+               "a projector for images (--mmproj)", _modality("vision")),
+    Capability("audio-input", "audio input: a projector for audio (modalities.audio in /props)",
+               "a projector for audio (--mmproj)", _modality("audio")),
     Capability("model-file", "the server's model file is readable here (for an external server: model_path "
                "in /props), so its GGUF metadata is the expectation", "the model file on this machine", _model_file),
     Capability("api-key", "the server refuses requests without an API key (--api-key), and this run knows "

@@ -10,7 +10,7 @@ Resource            ../../resources/multimodal.resource
 Suite Setup         Start Projector Server For Suite    tiny-audio    tiny-audio
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           multimodal    needs:tiny
+Test Tags           multimodal    needs:audio-input    needs:tiny
 
 
 *** Variables ***

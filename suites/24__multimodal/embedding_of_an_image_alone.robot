@@ -8,7 +8,7 @@ Suite Setup         Start Projector Server For Suite    tiny-vision    tiny-visi
 ...                 embeddings=${True}
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           multimodal    embeddings    needs:tiny
+Test Tags           multimodal    embeddings    needs:image-input    needs:tiny
 
 
 *** Test Cases ***

@@ -10,7 +10,7 @@ Suite Setup         Start Projector Server For Suite    tiny-vision    tiny-visi
 Suite Teardown      Stop Servers For Suite
 Test Template       Hostile Image Should Be Refused
 Test Timeout        2 minutes
-Test Tags           multimodal    robustness    needs:tiny
+Test Tags           multimodal    robustness    needs:image-input    needs:tiny
 
 
 *** Variables ***

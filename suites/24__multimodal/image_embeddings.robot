@@ -9,7 +9,7 @@ Resource            ../../resources/embeddings.resource
 Suite Setup         Start Embedding Servers
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           multimodal    embeddings    needs:tiny
+Test Tags           multimodal    embeddings    needs:image-input    needs:tiny
 
 
 *** Test Cases ***

@@ -11,7 +11,7 @@ Resource            ../../resources/multimodal.resource
 Suite Setup         Start Projector Server For Suite    tiny-vision    tiny-vision    --metrics
 Suite Teardown      Stop Servers For Suite
 Test Timeout        3 minutes
-Test Tags           load    multimodal    needs:tiny
+Test Tags           load    multimodal    needs:image-input    needs:tiny
 
 
 *** Variables ***

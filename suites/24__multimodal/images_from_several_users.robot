@@ -6,7 +6,7 @@ Resource            ../../resources/multimodal.resource
 Suite Setup         Start Projector Server For Suite    tiny-vision    tiny-vision
 Suite Teardown      Stop Servers For Suite
 Test Timeout        3 minutes
-Test Tags           multimodal    multi-user    needs:tiny    needs:multi-slot
+Test Tags           multimodal    multi-user    needs:image-input    needs:tiny    needs:multi-slot
 
 
 *** Variables ***

@@ -11,7 +11,7 @@ Suite Setup         Start Fetcher Suite
 Suite Teardown      Stop Fetcher Suite
 Test Setup          Clear Media Fixture Requests
 Test Timeout        2 minutes
-Test Tags           multimodal    security    needs:tiny
+Test Tags           multimodal    security    needs:image-input    needs:tiny
 
 
 *** Variables ***

@@ -12,7 +12,7 @@ Resource            ../../resources/multimodal.resource
 Suite Setup         Start Media Path Suite
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           multimodal    security    needs:tiny    needs:managed
+Test Tags           multimodal    security    needs:image-input    needs:tiny    needs:managed
 
 
 *** Variables ***

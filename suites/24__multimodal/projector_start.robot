@@ -8,7 +8,7 @@ Resource            ../../resources/slot_actions.resource
 Suite Setup         Start Projector Server With Everything Asked
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           multimodal    slot-actions    needs:tiny
+Test Tags           multimodal    slot-actions    needs:image-input    needs:tiny
 
 
 *** Test Cases ***

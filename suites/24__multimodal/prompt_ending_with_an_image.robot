@@ -8,7 +8,7 @@ Resource            ../../resources/multimodal.resource
 Suite Setup         Start Projector Server For Suite    tiny-vision    tiny-vision
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           multimodal    needs:tiny
+Test Tags           multimodal    needs:image-input    needs:tiny
 
 
 *** Test Cases ***

@@ -172,3 +172,14 @@ def test_files_holding_finds_a_key_in_any_file_under_the_folder(tmp_path):
     (tmp_path / "output.xml").write_text("<robot/>")
     assert server_target.files_holding(tmp_path, b"sk-secret") == ["suite.srvlog"]
     assert server_target.files_holding(tmp_path, b"sk-other") == []
+
+
+def test_a_modality_is_present_when_props_says_so_and_the_reason_quotes_props_otherwise():
+    vision = capabilities.Target("http://x")
+    vision.__dict__["props"] = {"modalities": {"vision": True, "audio": False}}
+    assert capabilities.missing(vision, ["image-input"]) is None
+    assert capabilities.missing(vision, ["audio-input"]) == (
+        "needs a projector for audio (--mmproj): its /props says modalities.audio false")
+    bare = capabilities.Target("http://x")
+    bare.__dict__["props"] = {}
+    assert capabilities.missing(bare, ["image-input"]).endswith("modalities.vision null")
