@@ -26,6 +26,7 @@ Saving A Slot Needs A Save Path                 POST      /slots/0?action=save  
 Restoring A Slot Needs A Save Path              POST      /slots/0?action=restore   ${SAVE_FILE}                This server does not support slots action. Start it with `--slot-save-path`
 Erasing A Slot Needs A Save Path                POST      /slots/0?action=erase     ${NONE}                     This server does not support slots action. Start it with `--slot-save-path`
 Decisions Need A Decision Model                 POST      /v1/systemone             ${QUESTION}                 This model is not a decision model
+    [Tags]    build-specific    builds:11434-
 Transcription Needs An Audio Model              POST      /v1/audio/transcriptions  ${NONE}                     The current model does not support audio input.
 
 Tools And Cors Proxy Answer Feature Disabled

@@ -9,7 +9,7 @@ Resource            ../../resources/command_line.resource
 Suite Setup         Start Server On Three Addresses
 Suite Teardown      Stop Server And Remove The Socket
 Test Timeout        2 minutes
-Test Tags           command-line    needs:managed
+Test Tags           command-line    needs:managed    build-specific    builds:11434-
 
 
 *** Variables ***

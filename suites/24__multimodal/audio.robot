@@ -22,6 +22,7 @@ Props Report Audio And No Vision
     Modalities Should Be    vision=${False}    audio=${True}
 
 V1 Models Lists Audio Input
+    [Tags]    build-specific    builds:11434-
     Input Modalities Should Contain    audio
 
 A WAV Clip Costs One Chunk Of The Projector's Tokens

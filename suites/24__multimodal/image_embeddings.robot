@@ -14,6 +14,7 @@ Test Tags           multimodal    embeddings    needs:image-input    needs:tiny
 
 *** Test Cases ***
 Each Input Gets One Vector In Order
+    [Tags]    build-specific    builds:11434-
     ${first} =    Image Input    ${1}
     ${second} =    Image Input    ${2}
     ${resp} =    Embeddings    ${{ [$first, $second, {"content": [{"type": "text", "text": "hello"}]}] }}
@@ -23,12 +24,14 @@ Each Input Gets One Vector In Order
     Each Vector Should Have Length    ${vectors}    ${N_EMBD}
 
 The Same Image Gives The Same Vector
+    [Tags]    build-specific    builds:11434-
     ${input} =    Image Input    ${3}
     ${first} =    Embedding Of    ${{ [$input] }}
     ${again} =    Embedding Of    ${{ [$input] }}
     Vectors Should Be Equal Within    ${again}    ${first}
 
 Different Images Give Different Vectors
+    [Tags]    build-specific    builds:11434-
     ${one} =    Image Input    ${4}
     ${other} =    Image Input    ${5}
     ${first} =    Embedding Of    ${{ [$one] }}
@@ -37,6 +40,7 @@ Different Images Give Different Vectors
     Should Be True    $cosine < 0.9999    the two images gave vectors with cosine ${cosine}
 
 The Native Route Embeds An Image Like The OpenAI Route
+    [Tags]    build-specific    builds:11434-
     ${input} =    Image Input    ${6}
     ${oai} =    Embedding Of    ${{ [$input] }}
     ${resp} =    Native Embeddings    ${{ [$input] }}    route=/embeddings

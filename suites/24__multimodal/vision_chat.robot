@@ -22,6 +22,7 @@ Props Report Vision And No Audio
     Modalities Should Be    vision=${True}    audio=${False}
 
 V1 Models Lists Image Input
+    [Tags]    build-specific    builds:11434-
     Input Modalities Should Contain    image
 
 The Chat Template Renders One Media Marker Per Image
