@@ -16,22 +16,26 @@ ${CHAT_BODY}        ${{ {"messages": [{"role": "user", "content": "hello llama"}
 
 *** Test Cases ***
 Replay Returns The Exact Bytes Of The Original Stream
+    [Tags]    build-specific    builds:10825-
     ${original} =    Stream Under Conversation Id    exact    /v1/chat/completions    ${CHAT_BODY}
     ${replay} =    Replay Stream    exact
     Media Type Should Be    ${replay}    text/event-stream
     Should Be Equal    ${replay.content}    ${original.content}
 
 Replay From An Offset Returns The Rest Of The Stream
+    [Tags]    build-specific    builds:10825-
     ${original} =    Stream Under Conversation Id    offset    /v1/chat/completions    ${CHAT_BODY}
     ${replay} =    Replay Stream    offset    from=10
     Should Be Equal    ${replay.content}    ${original.content[10:]}
 
 Replay From The End Is Empty
+    [Tags]    build-specific    builds:10825-
     ${original} =    Stream Under Conversation Id    end    /v1/chat/completions    ${CHAT_BODY}
     ${replay} =    Replay Stream    end    from=${{ len($original.content) }}
     Should Be Empty    ${replay.content}
 
 Streams Of Every Streaming Route Are Kept
+    [Tags]    build-specific    builds:10825-
     [Template]    Replay Should Equal The Original Stream
     /completion    ${{ {"prompt": "hello llama", "n_predict": 4, "temperature": 0} }}
     /v1/completions    ${{ {"prompt": "hello llama", "max_tokens": 4, "temperature": 0} }}
@@ -52,6 +56,7 @@ Lookup Of Unknown Ids Is Empty
     Should Be Equal    ${streams}    ${{ [] }}
 
 Forgotten Stream Can No Longer Be Replayed
+    [Tags]    build-specific    builds:10825-
     Stream Under Conversation Id    forgotten    /v1/chat/completions    ${CHAT_BODY}
     ${resp} =    Forget Stream    forgotten
     Should Be Empty    ${resp.content}
@@ -59,6 +64,7 @@ Forgotten Stream Can No Longer Be Replayed
     Error Response Should Be    ${replay}    404    not_found_error
 
 Forgetting An Unknown Stream Succeeds
+    [Tags]    build-specific    builds:10825-
     ${resp} =    Forget Stream    never-streamed
     Should Be Empty    ${resp.content}
 
@@ -79,14 +85,14 @@ Unknown Stream Is Reported As Not Found Or Expired
     Error Response Should Be    ${replay}    404    not_found_error    message=Stream not found or expired
 
 Requests Without A Conversation Id Are Rejected
-    [Tags]    errors
+    [Tags]    errors    build-specific    builds:10825-
     ${replay} =    GET On Session    suite    /v1/stream    expected_status=any
     Error Response Should Be    ${replay}    400    invalid_request_error    message=Missing conversation id in path
     ${forget} =    DELETE On Session    suite    /v1/stream    expected_status=any
     Error Response Should Be    ${forget}    400    invalid_request_error    message=Missing conversation id in path
 
 Non Numeric Offset Is Rejected
-    [Tags]    errors
+    [Tags]    errors    build-specific    builds:10825-
     Stream Under Conversation Id    offset-text    /v1/chat/completions    ${CHAT_BODY}
     ${replay} =    Replay Stream    offset-text    from=ten    expected_status=any
     Error Response Should Be    ${replay}    400    invalid_request_error    message=Invalid 'from' offset

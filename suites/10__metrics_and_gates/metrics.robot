@@ -41,6 +41,7 @@ Props Report The Metrics Endpoint On
     Json Field Should Be    ${props}    endpoint_metrics    ${True}
 
 Prompt Tokens Total Grows By The Prompt Tokens Processed
+    [Tags]    build-specific    builds:10825-
     ${before} =    Scrape Metrics
     ${out} =    Complete    counting prompt tokens    n_predict=${4}    cache_prompt=${False}
     ${after} =    Scrape Metrics
@@ -55,6 +56,7 @@ Tokens Predicted Total Grows By The Tokens Predicted
     Counter Should Have Grown By    ${before}    ${after}    llamacpp:tokens_predicted_total    ${8}
 
 Cached Prompt Tokens Total Grows By What The Cache Served
+    [Tags]    build-specific    builds:10825-
     Complete    the same prompt twice over    n_predict=${4}
     ${before} =    Scrape Metrics
     ${out} =    Complete    the same prompt twice over    n_predict=${4}

@@ -14,7 +14,7 @@ Resource            ../../resources/slots.resource
 Suite Setup         Start Draft Plain And Synthetic Servers
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           speculative    needs:managed
+Test Tags           speculative    needs:managed    build-specific    builds:10825-
 
 
 *** Variables ***

@@ -76,6 +76,7 @@ Streamed Tokens Arrive One Per Chunk With The Same Text
     Draft Counts Should Be Consistent    ${events}[-1]
 
 Metrics Count The Drafted And Accepted Tokens Of A Request
+    [Tags]    build-specific    builds:10825-
     ${before} =    Scrape Metrics
     ${out} =    Complete    ${PROMPT}    n_predict=${N}    cache_prompt=${False}
     ${after} =    Scrape Metrics

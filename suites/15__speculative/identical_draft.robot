@@ -24,6 +24,7 @@ Every Drafted Token Is Accepted
     Json Field Should Be    ${out}    timings.draft_n_accepted    ${out}[timings][draft_n]
 
 No Step Drafts More Than N Max Tokens
+    [Tags]    build-specific    builds:10825-
     ${before} =    Scrape Metrics
     Complete    ${PROMPT}    n_predict=${N}    cache_prompt=${False}
     ${after} =    Scrape Metrics
@@ -35,6 +36,7 @@ No Step Drafts More Than N Max Tokens
 Position Zero Is Accepted At Every Step
     [Documentation]    `spec_decode_num_accepted_tokens_per_pos_total{position="0"}` counts the steps whose first
     ...    drafted token was accepted: with an identical draft, every step.
+    [Tags]    build-specific    builds:10825-
     ${before} =    Scrape Metrics
     Complete    ${PROMPT}    n_predict=${N}    cache_prompt=${False}
     ${after} =    Scrape Metrics

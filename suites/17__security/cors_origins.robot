@@ -6,7 +6,7 @@ Resource            ../../resources/security.resource
 Suite Setup         Start Cors Servers
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           security    cors    needs:managed
+Test Tags           security    cors    needs:managed    build-specific    builds:10825-
 
 
 *** Variables ***

@@ -21,12 +21,14 @@ Test Tags           self-report    metrics    needs:managed
 
 *** Test Cases ***
 Token Counters Grow By The Tokens The Suite Counted
+    [Tags]    build-specific    builds:10825-
     ${before} =    Scrape Metrics
     ${sent} =    Send Counted Completions    ${COLD_HELLO}    ${COLD_LLAMA}    ${COLD_TOKEN}
     ${after} =    Scrape Metrics
     Counters Should Have Grown By The Counted Requests    ${before}    ${after}    ${sent}    ${SETTINGS}
 
 Prompt Longer Than A Batch Takes One Decode Call Per Batch
+    [Tags]    build-specific    builds:10825-
     ${prompt} =    Repeated Token Prompt    ${{ 3 * $SETTINGS["n_batch"] + 4 }}
     VAR    &{long}    prompt=${prompt}    n_predict=${4}    cache_prompt=${False}
     ${before} =    Scrape Metrics
@@ -37,6 +39,7 @@ Prompt Longer Than A Batch Takes One Decode Call Per Batch
 Prompt Tokens Reused From The Slot Are Counted As Cached
     [Documentation]    The same prompt again reuses all of it but its last token; another prompt that starts
     ...    like it reuses the common start.
+    [Tags]    build-specific    builds:10825-
     ${before} =    Scrape Metrics
     ${sent} =    Send Counted Completions    ${COLD_TOKEN}    ${WARM_TOKEN}    ${WARM_TOKEN_AND}
     ${after} =    Scrape Metrics

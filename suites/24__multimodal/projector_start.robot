@@ -19,6 +19,7 @@ Cache Reuse Is Turned Off At Start With A Projector
     Server Log Should Contain    cache_reuse is not supported by multimodal, it will be disabled
 
 A Slot With An Image In Its Prompt Is Saved And Restored Whole
+    [Tags]    build-specific    builds:10825-
     ${content} =    Question With Images    what is this    ${1}
     ${messages} =    User Message    ${content}
     ${first} =    Chat Usage Should Count The Media    ${messages}    id_slot=${0}

@@ -11,7 +11,7 @@ Resource            ../../resources/mcp.resource
 Suite Setup         Start Suite Server With Every Fixture
 Suite Teardown      Stop Servers And Mcp Fixtures
 Test Timeout        2 minutes
-Test Tags           mcp    needs:managed
+Test Tags           mcp    needs:managed    build-specific    builds:10825-
 
 
 *** Variables ***
@@ -98,7 +98,7 @@ A Server That Lists No Tool Adds None
 A Result Line Over Eight Megabytes Is Dropped And Times Out
     [Documentation]    The stdio reader drops any line over 8 MiB (server-mcp.cpp, `max_line`), so the reply never
     ...    arrives: the call ends at the server's `timeout_ms` with an error object, and the server goes on.
-    [Tags]    build-specific    builds:11434-
+    [Tags]    builds:11434-
     Tool Should Answer Error    huge_echo    ${{ {"message": "hi"} }}    request timed out
     Server Should Still Serve Completions
 

@@ -7,7 +7,7 @@ Resource            ../../resources/builtin_tools.resource
 Suite Setup         Start Server With Playground    --tools    all
 Suite Teardown      Stop Server And Remove Playground
 Test Timeout        2 minutes
-Test Tags           builtin-tools    needs:managed
+Test Tags           builtin-tools    needs:managed    build-specific    builds:10825-
 
 
 *** Variables ***
@@ -45,7 +45,7 @@ Read File Refuses A File It Cannot Stat
     Tool Should Refuse In    ${dir}    read_file    ${{ {"path": "nope.txt"} }}    cannot stat file: nope.txt
 
 Read File Refuses A File Over Sixteen KiB Without A Line Range
-    [Tags]    build-specific    builds:11434-
+    [Tags]    builds:11434-
     ${dir} =    Fresh Folder    big
     ${content} =    Evaluate    "x" * 20000
     Create File    ${dir}${/}big.txt    ${content}

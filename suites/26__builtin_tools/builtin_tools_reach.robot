@@ -62,12 +62,14 @@ The Client Chooses Any Working Folder
 A Working Folder In The Params Is Replaced By The Header
     [Documentation]    README-dev: `x-tool-cwd` "is not part of tool's params because it's meant to be set by the
     ...    runtime, not the LLM itself"; a `cwd` the model puts in the params is dropped.
+    [Tags]    build-specific    builds:10825-
     ${answer} =    Tool Answer In    ${WORK}    get_info    ${{ {"cwd": $OUTSIDE} }}
     Should Be Equal    ${answer}[cwd]    ${WORK}
 
 A Runtime In The Params Is Ignored
     [Documentation]    README-dev: `x-tool-runtime` is a header, set by the client; a `runtime` in the params (which
     ...    the model writes) is dropped, so the tool runs on the host.
+    [Tags]    build-specific    builds:10825-
     ${answer} =    Tool Answer In    ${WORK}    get_info    ${{ {"runtime": "ssh:nobody@127.0.0.1"} }}
     Should Start With    ${answer}[os]    Linux
     Should Be Equal    ${answer}[cwd]    ${WORK}
@@ -100,6 +102,7 @@ A Foreign Origin Gets No CORS Permission For Tools
 
 Tools Need The API Key When One Is Set
     [Documentation]    `--api-key`: "API key to use for authentication"; `/tools` is not a public route.
+    [Tags]    build-specific    builds:10825-
     ${key} =    Evaluate    robot.api.types.Secret("tools-key")    modules=robot.api.types
     Start Preset Server    tiny-1-slot    --tools    get_info    alias=keyed    api_key=${key}
     ${list} =    GET On Session    keyed    /tools    expected_status=any
@@ -110,6 +113,7 @@ Tools Need The API Key When One Is Set
     [Teardown]    Stop Llama Server    keyed
 
 Only The Tools Named By The Flag Are Served
+    [Tags]    build-specific    builds:10825-
     Start Preset Server    tiny-1-slot    --tools    read_file,get_info    alias=subset
     ${names} =    Listed Tool Names    server=subset
     Lists Should Be Equal    ${names}    ${{ ["read_file", "get_info"] }}    ignore_order=${True}
