@@ -316,32 +316,24 @@ def combine_parallel(parallel: RobotRun, serial: RobotRun) -> RobotRun:
     codes = [parallel.returncode, serial.returncode]
     merged = RobotRun("robot", [], parallel.output.with_name("output.xml"), parallel.cwd,
                       returncode=None if None in codes else max(codes))
-    outputs = [run.output_written() for run in (parallel, serial) if run.output_written()]
-    if len(outputs) == 2 and not tests_in(outputs[1]):
-        outputs.pop()  # no serial-tagged test was selected: nothing to merge (rebot refuses an empty output)
-    elif len(outputs) == 2 and not tests_in(outputs[0]):
-        outputs.pop(0)  # only serial-tagged tests were selected
+    written = [run.output_written() for run in (parallel, serial) if run.output_written()]
+    results = {path: ExecutionResult(str(path)) for path in written}  # each output.xml read once
+    # A part that ran no test is left out (rebot refuses an empty output): a selection without serial tests.
+    outputs = [path for path in written if results[path].statistics.total.total] or written[:1]
     if not outputs:
         return merged  # the closing line says why nothing was written
     for log in parallel.output.parent.glob("pabot_results/*/*.srvlog"):  # where the log's links point
         shutil.copy2(log, merged.output.parent / log.name)
     rebot = [sys.executable, "-m", "robot.rebot", "--outputdir", str(merged.output.parent)]
     if len(outputs) == 2:  # the same root name, so --merge adds the serial suites to one tree
-        root = ExecutionResult(str(outputs[0])).suite.name
         renamed = serial.output.with_name("output-serial-renamed.xml")
-        subprocess.run([*rebot, "--name", root, "--output", renamed.name, "--log", "NONE", "--report", "NONE",
-                        str(outputs[1])], stdout=subprocess.DEVNULL, timeout=300)
+        subprocess.run([*rebot, "--name", results[outputs[0]].suite.name, "--output", renamed.name,
+                        "--log", "NONE", "--report", "NONE", str(outputs[1])], stdout=subprocess.DEVNULL, timeout=300)
         outputs[1] = renamed
     subprocess.run([*rebot, "--merge", "--output", "output.xml", "--xunit", "xunit.xml", *map(str, outputs)],
                    stdout=subprocess.DEVNULL, timeout=300)
     say(f"merged the parallel and the serial part into {merged.output}")
     return merged
-
-
-def tests_in(output: Path) -> int:
-    from robot.api import ExecutionResult
-
-    return ExecutionResult(str(output)).statistics.total.total
 
 
 # ----- --rerun-failed -----

@@ -76,7 +76,7 @@ def totals_of_each(items: list, list_key: str, field: str) -> list:
 
 def lengths_of_each(items: list, path: str = "") -> list[int]:
     """``len`` of the value at ``path`` of every item (``""``: of the item itself), in order."""
-    return [len(value_at(item, path)) for item in items]
+    return [len(value) for value in values_of_each(items, path)]
 
 
 def starting_with(values: list, prefix: str) -> list[str]:
