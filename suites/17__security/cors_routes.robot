@@ -1,0 +1,47 @@
+# robocop: off=line-too-long
+*** Settings ***
+Documentation       With the default CORS flags (any origin, credentials allowed: the server's README says "By
+...                 default the server reflects any `Origin` header back with credentials allowed"), the answer of
+...                 every route a browser page calls carries `Access-Control-Allow-Origin` equal to the page's
+...                 origin: the native, OpenAI, Anthropic and tokenizer routes, GET and POST, streamed or not, and a
+...                 route that is public (`/health`). Without it a page on another origin cannot read the answer.
+...                 `cors.robot` covers preflights and refused requests.
+Resource            ../../resources/security.resource
+Suite Setup         Start Keyed Server    ${API_KEY}
+Suite Teardown      Stop Servers For Suite
+Test Timeout        2 minutes
+Test Template       Answer From Origin Should Echo It
+Test Tags           security    cors
+
+
+*** Variables ***
+${API_KEY: Secret}      %{LLAMATEST_TEST_KEY=sk-llamatest-first-0123456789}
+${CHAT}                 ${{ {"messages": [{"role": "user", "content": "x"}], "max_tokens": 1} }}
+
+
+*** Test Cases ***                                  METHOD    PATH                         BODY
+Health Echoes The Origin                            GET       /health                      ${NONE}
+Props Echo The Origin                               GET       /props                       ${NONE}
+Models Echo The Origin                              GET       /v1/models                   ${NONE}
+Slots Echo The Origin                               GET       /slots                       ${NONE}
+V1 Completions Echo The Origin                      POST      /v1/completions              ${{ {"prompt": "x", "max_tokens": 1} }}
+Chat Echoes The Origin                              POST      /v1/chat/completions         ${CHAT}
+Streamed Chat Echoes The Origin                     POST      /v1/chat/completions         ${{ dict($CHAT, stream=True) }}
+Responses Echo The Origin                           POST      /v1/responses                ${{ {"input": "x", "max_output_tokens": 1} }}
+Messages Echo The Origin                            POST      /v1/messages                 ${{ dict($CHAT, model="m") }}
+Count Tokens Echo The Origin                        POST      /v1/messages/count_tokens    ${{ {"model": "m", "messages": $CHAT["messages"]} }}
+Tokenize Echoes The Origin                          POST      /tokenize                    ${{ {"content": "x"} }}
+Detokenize Echoes The Origin                        POST      /detokenize                  ${{ {"tokens": []} }}
+Apply Template Echoes The Origin                    POST      /apply-template              ${{ {"messages": $CHAT["messages"]} }}
+
+
+*** Keywords ***
+Answer From Origin Should Echo It
+    [Documentation]    Sends `method path` with `body` (JSON; `${NONE}` for none) and an `Origin` header through the
+    ...    keyed session: 200, with that origin in `Access-Control-Allow-Origin`.
+    [Arguments]    ${method}    ${path}    ${body}
+    VAR    ${origin}    https://page.example
+    VAR    &{headers}    Origin=${origin}
+    ${resp} =    Run Keyword    ${method} On Session    keyed    ${path}    json=${body}    headers=${headers}
+    ...    expected_status=200
+    Allowed Origin Should Be    ${resp}    ${origin}
