@@ -11,7 +11,7 @@ Suite Setup         Start Server For Suite    tiny-1-slot
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
 Test Template       Message Text Should Reach The Prompt Unchanged
-Test Tags           chat    template    unicode
+Test Tags           chat    unicode
 
 
 *** Test Cases ***                                  TEXT
