@@ -1,4 +1,3 @@
-# robocop: off=line-too-long
 *** Settings ***
 Documentation       Text of every kind survives `/tokenize` then `/detokenize` unchanged (after the space the model's
 ...                 tokenizer adds before the text, read from its file), and `with_pieces` gives the same ids: spaces,

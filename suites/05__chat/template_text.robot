@@ -1,4 +1,3 @@
-# robocop: off=line-too-long
 *** Settings ***
 Documentation       A message's text reaches the prompt the chat template renders (`/apply-template`) exactly as
 ...                 sent: text that looks like Jinja (an expression, a statement, a comment, a raw block) is data,
