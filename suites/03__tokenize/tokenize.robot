@@ -20,17 +20,13 @@ Round Trip Restores The Text With The Model's Space Prefix
     [Documentation]    A vocabulary that adds a space prefix (SentencePiece `▁`: tiny) gets it back from detokenize.
     [Tags]    needs:model-file
     ${prefix} =    Space Prefix Of The Model
-    ${tokens} =    Tokenize    ${TEXT}
-    ${restored} =    Detokenize    ${tokens}
-    Should Be Equal    ${restored}    ${prefix}${TEXT}
+    Round Trip Should Restore    ${TEXT}    ${prefix}
 
 Round Trip Restores Non Ascii Text
     [Documentation]    On tiny through byte tokens.
     [Tags]    needs:model-file
     ${prefix} =    Space Prefix Of The Model
-    ${tokens} =    Tokenize    ${UNICODE}
-    ${restored} =    Detokenize    ${tokens}
-    Should Be Equal    ${restored}    ${prefix}${UNICODE}
+    Round Trip Should Restore    ${UNICODE}    ${prefix}
 
 Pieces Concatenate To The Text
     [Tags]    needs:model-file

@@ -16,6 +16,7 @@ Test Tags           security    cors
 
 *** Variables ***
 ${API_KEY: Secret}      %{LLAMATEST_TEST_KEY=sk-llamatest-first-0123456789}
+${ORIGIN}               https://page.example
 ${CHAT}                 ${{ {"messages": [{"role": "user", "content": "x"}], "max_tokens": 1} }}
 
 
@@ -40,8 +41,5 @@ Answer From Origin Should Echo It
     [Documentation]    Sends `method path` with `body` (JSON; `${NONE}` for none) and an `Origin` header through the
     ...    keyed session: 200, with that origin in `Access-Control-Allow-Origin`.
     [Arguments]    ${method}    ${path}    ${body}
-    VAR    ${origin}    https://page.example
-    VAR    &{headers}    Origin=${origin}
-    ${resp} =    Run Keyword    ${method} On Session    keyed    ${path}    json=${body}    headers=${headers}
-    ...    expected_status=200
-    Allowed Origin Should Be    ${resp}    ${origin}
+    ${resp} =    Request From Origin    ${method}    ${ORIGIN}    ${path}    ${body}    session=keyed
+    Allowed Origin Should Be    ${resp}    ${ORIGIN}

@@ -1,4 +1,3 @@
-# robocop: off=line-too-long
 *** Settings ***
 Documentation       With `--api-key`, every route family refuses a request without the key (401, the exact
 ...                 `authentication_error` object, as JSON), streaming included, refuses it the same with a key
@@ -15,6 +14,17 @@ Test Tags           security
 *** Variables ***
 ${API_KEY: Secret}       %{LLAMATEST_TEST_KEY=sk-llamatest-first-0123456789}
 ${WRONG_KEY: Secret}     %{LLAMATEST_TEST_WRONG_KEY=sk-llamatest-wrong}
+${COMPLETION}            ${{ {"prompt": "x", "n_predict": 1} }}
+${STREAMED_COMPLETION}   ${{ {"prompt": "x", "n_predict": 1, "stream": True} }}
+${V1_COMPLETION}         ${{ {"prompt": "x", "max_tokens": 1} }}
+${CHAT}                  ${{ {"messages": [{"role": "user", "content": "x"}], "max_tokens": 1} }}
+${STREAMED_CHAT}         ${{ {"messages": [{"role": "user", "content": "x"}], "max_tokens": 1, "stream": True} }}
+${TOKENIZE}              ${{ {"content": "x"} }}
+${DETOKENIZE}            ${{ {"tokens": [5]} }}
+${TEMPLATE}              ${{ {"messages": [{"role": "user", "content": "x"}]} }}
+${INFILL}                ${{ {"input_prefix": "a", "input_suffix": "b"} }}
+${EMBEDDINGS}            ${{ {"input": "x"} }}
+${RERANK}                ${{ {"query": "x", "documents": ["y"]} }}
 
 
 *** Test Cases ***                                  SESSION    METHOD    PATH                    BODY
@@ -24,17 +34,17 @@ V1 Models Need The Key                              suite      GET       /v1/mod
 Slots Need The Key                                  suite      GET       /slots                  ${NONE}
 Metrics Need The Key                                suite      GET       /metrics                ${NONE}
 Lora Adapters Need The Key                          suite      GET       /lora-adapters          ${NONE}
-Completion Needs The Key                            suite      POST      /completion             ${{ {"prompt": "x", "n_predict": 1} }}
-Streamed Completion Needs The Key                   suite      POST      /completion             ${{ {"prompt": "x", "n_predict": 1, "stream": True} }}
-V1 Completions Need The Key                         suite      POST      /v1/completions         ${{ {"prompt": "x", "max_tokens": 1} }}
-Chat Needs The Key                                  suite      POST      /v1/chat/completions    ${{ {"messages": [{"role": "user", "content": "x"}], "max_tokens": 1} }}
-Streamed Chat Needs The Key                         suite      POST      /v1/chat/completions    ${{ {"messages": [{"role": "user", "content": "x"}], "max_tokens": 1, "stream": True} }}
-Tokenize Needs The Key                              suite      POST      /tokenize               ${{ {"content": "x"} }}
-Detokenize Needs The Key                            suite      POST      /detokenize             ${{ {"tokens": [5]} }}
-Apply Template Needs The Key                        suite      POST      /apply-template         ${{ {"messages": [{"role": "user", "content": "x"}]} }}
-Infill Needs The Key                                suite      POST      /infill                 ${{ {"input_prefix": "a", "input_suffix": "b"} }}
-Embeddings Need The Key                             suite      POST      /v1/embeddings          ${{ {"input": "x"} }}
-Rerank Needs The Key                                suite      POST      /v1/rerank              ${{ {"query": "x", "documents": ["y"]} }}
+Completion Needs The Key                            suite      POST      /completion             ${COMPLETION}
+Streamed Completion Needs The Key                   suite      POST      /completion             ${STREAMED_COMPLETION}
+V1 Completions Need The Key                         suite      POST      /v1/completions         ${V1_COMPLETION}
+Chat Needs The Key                                  suite      POST      /v1/chat/completions    ${CHAT}
+Streamed Chat Needs The Key                         suite      POST      /v1/chat/completions    ${STREAMED_CHAT}
+Tokenize Needs The Key                              suite      POST      /tokenize               ${TOKENIZE}
+Detokenize Needs The Key                            suite      POST      /detokenize             ${DETOKENIZE}
+Apply Template Needs The Key                        suite      POST      /apply-template         ${TEMPLATE}
+Infill Needs The Key                                suite      POST      /infill                 ${INFILL}
+Embeddings Need The Key                             suite      POST      /v1/embeddings          ${EMBEDDINGS}
+Rerank Needs The Key                                suite      POST      /v1/rerank              ${RERANK}
 
 Props Refuses A Wrong Key                           wrong      GET       /props                  ${NONE}
 Models Refuse A Wrong Key                           wrong      GET       /models                 ${NONE}
@@ -42,25 +52,25 @@ V1 Models Refuse A Wrong Key                        wrong      GET       /v1/mod
 Slots Refuse A Wrong Key                            wrong      GET       /slots                  ${NONE}
 Metrics Refuse A Wrong Key                          wrong      GET       /metrics                ${NONE}
 Lora Adapters Refuse A Wrong Key                    wrong      GET       /lora-adapters          ${NONE}
-Completion Refuses A Wrong Key                      wrong      POST      /completion             ${{ {"prompt": "x", "n_predict": 1} }}
-Streamed Completion Refuses A Wrong Key             wrong      POST      /completion             ${{ {"prompt": "x", "n_predict": 1, "stream": True} }}
-V1 Completions Refuse A Wrong Key                   wrong      POST      /v1/completions         ${{ {"prompt": "x", "max_tokens": 1} }}
-Chat Refuses A Wrong Key                            wrong      POST      /v1/chat/completions    ${{ {"messages": [{"role": "user", "content": "x"}], "max_tokens": 1} }}
-Streamed Chat Refuses A Wrong Key                   wrong      POST      /v1/chat/completions    ${{ {"messages": [{"role": "user", "content": "x"}], "max_tokens": 1, "stream": True} }}
-Tokenize Refuses A Wrong Key                        wrong      POST      /tokenize               ${{ {"content": "x"} }}
-Detokenize Refuses A Wrong Key                      wrong      POST      /detokenize             ${{ {"tokens": [5]} }}
-Apply Template Refuses A Wrong Key                  wrong      POST      /apply-template         ${{ {"messages": [{"role": "user", "content": "x"}]} }}
-Infill Refuses A Wrong Key                          wrong      POST      /infill                 ${{ {"input_prefix": "a", "input_suffix": "b"} }}
-Embeddings Refuse A Wrong Key                       wrong      POST      /v1/embeddings          ${{ {"input": "x"} }}
-Rerank Refuses A Wrong Key                          wrong      POST      /v1/rerank              ${{ {"query": "x", "documents": ["y"]} }}
+Completion Refuses A Wrong Key                      wrong      POST      /completion             ${COMPLETION}
+Streamed Completion Refuses A Wrong Key             wrong      POST      /completion             ${STREAMED_COMPLETION}
+V1 Completions Refuse A Wrong Key                   wrong      POST      /v1/completions         ${V1_COMPLETION}
+Chat Refuses A Wrong Key                            wrong      POST      /v1/chat/completions    ${CHAT}
+Streamed Chat Refuses A Wrong Key                   wrong      POST      /v1/chat/completions    ${STREAMED_CHAT}
+Tokenize Refuses A Wrong Key                        wrong      POST      /tokenize               ${TOKENIZE}
+Detokenize Refuses A Wrong Key                      wrong      POST      /detokenize             ${DETOKENIZE}
+Apply Template Refuses A Wrong Key                  wrong      POST      /apply-template         ${TEMPLATE}
+Infill Refuses A Wrong Key                          wrong      POST      /infill                 ${INFILL}
+Embeddings Refuse A Wrong Key                       wrong      POST      /v1/embeddings          ${EMBEDDINGS}
+Rerank Refuses A Wrong Key                          wrong      POST      /v1/rerank              ${RERANK}
 
 Completion Is Served With The Key
     [Template]    Request With Key Should Be Accepted
-    POST    /completion    ${{ {"prompt": "x", "n_predict": 1} }}
+    POST    /completion    ${COMPLETION}
 
 Tokenize Is Served With The Key
     [Template]    Request With Key Should Be Accepted
-    POST    /tokenize    ${{ {"content": "x"} }}
+    POST    /tokenize    ${TOKENIZE}
 
 Health Stays Public
     [Template]    NONE
