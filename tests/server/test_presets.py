@@ -6,7 +6,7 @@ import pytest
 
 from llamatest.server.presets import PRESETS, Preset, known_presets, preset, robot_table
 
-NEEDED = ["tiny-1-slot", "tiny-2-slots", "tiny-long-context", "smollm2"]
+NEEDED = ["tiny-1-slot", "tiny-2-slots", "tiny-long-context", "smollm2", "gemma3", "gemma3-2-slots"]
 
 
 def test_the_presets_the_suites_need_exist():
@@ -15,6 +15,7 @@ def test_the_presets_the_suites_need_exist():
         ("tiny", 2, 1024)
     assert preset("tiny-long-context").n_ctx == 32768
     assert preset("smollm2").model == "smollm2"
+    assert (preset("gemma3-2-slots").model, preset("gemma3-2-slots").n_ctx_per_slot) == ("gemma3", 2048)
 
 
 def test_args_are_llama_server_flags():

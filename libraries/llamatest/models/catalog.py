@@ -7,9 +7,9 @@ from functools import lru_cache, partial
 from importlib import metadata
 from pathlib import Path
 
-import gguf
-
 from llamatest.models.audio import audio_projector_path
+from llamatest.models.gemma3 import gemma3_model_path
+from llamatest.models.ggufheader import n_elements, read_header
 from llamatest.models.minilm import minilm_model_path
 from llamatest.models.own import OWN_MODELS, own_model_path
 from llamatest.models.reranker import reranker_model_path
@@ -34,6 +34,7 @@ GENERATED: dict[str, Callable[[Path], Path]] = {
     "tiny-lora": lora_adapter_path,  # a LoRA adapter for tiny, not a model
     "tiny-vision": vision_projector_path,  # an image projector for tiny (--mmproj), not a model
     "tiny-audio": audio_projector_path,  # an audio projector for tiny (--mmproj), not a model
+    "gemma3": gemma3_model_path,  # Gemma 3 270M, assembled from four PyPI chunk packages and checked (sha256)
 }
 
 
@@ -88,12 +89,9 @@ def read_metadata(path: Path) -> dict:
 
 @lru_cache(maxsize=32)
 def _read_metadata(path: str, _mtime_ns: int, _size: int) -> dict:
-    # Parsing a large vocabulary takes a second or more; the arguments after the path key the cache.
-    reader = gguf.GGUFReader(path)
-
-    def field(key: str):
-        value = reader.fields.get(key)
-        return value.contents() if value is not None else None
+    # The arguments after the path key the cache: a changed file is read again.
+    header = read_header(Path(path))
+    field = header.fields.get
 
     arch = field("general.architecture")
     return {
@@ -102,11 +100,13 @@ def _read_metadata(path: str, _mtime_ns: int, _size: int) -> dict:
         "name": field("general.name"),
         "n_ctx_train": field(f"{arch}.context_length"),
         "n_embd": field(f"{arch}.embedding_length"),
-        "n_vocab": len(field("tokenizer.ggml.tokens")),
-        "n_params": int(sum(int(t.n_elements) for t in reader.tensors)),
+        "n_vocab": field("tokenizer.ggml.tokens").length,
+        "n_params": n_elements(header),
         "bos_token_id": field("tokenizer.ggml.bos_token_id"),
         "eos_token_id": field("tokenizer.ggml.eos_token_id"),
         "chat_template": field("tokenizer.chat_template"),
+        # Sliding-window attention: each layer that uses it sees only this many past tokens; 0 when it has none.
+        "sliding_window": field(f"{arch}.attention.sliding_window") or 0,
         # llama.cpp's default when the file does not say: a SentencePiece ("llama") vocabulary adds the space.
         "add_space_prefix": _first_known(field("tokenizer.ggml.add_space_prefix"),
                                          field("tokenizer.ggml.model") == "llama"),

@@ -73,6 +73,13 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({
                               description="the tiny model with the embeddings endpoints on"),
     "smollm2": Preset(model="smollm2", n_slots=1, n_ctx=2048,
                       description="SmolLM2-135M-Instruct, one slot: answers real prompts"),
+    "gemma3": Preset(model="gemma3", n_slots=1, n_ctx=2048,
+                     description="Gemma 3 270M, one slot: a model of another family, with sliding-window "
+                                 "attention (a 512-token window), a 262,144-token vocabulary and no chat template "
+                                 "in its file"),
+    "gemma3-2-slots": Preset(model="gemma3", n_slots=2, n_ctx=4096,
+                             description="Gemma 3 270M, two slots of 2048 tokens: the sliding window on every "
+                                         "slot, slots saved and restored"),
     "minilm-embeddings": Preset(takes="own-embedding", model="minilm", n_slots=2, n_ctx=1024, embeddings=True,
                                 description="all-MiniLM-L6-v2 (a real sentence-embedding model), "
                                             "two slots of 512 tokens, embeddings on"),
