@@ -7,7 +7,7 @@ from robot.api.deco import keyword, library
 
 from llamatest.clients import calls, views
 from llamatest.clients import log as _log
-from llamatest.clients.connect import DEFAULT_TIMEOUT, NO_KEY, Endpoint, key_of, served_model, versions
+from llamatest.clients.connect import NO_KEY, Endpoint, key_of, served_model, versions
 from robot_glue import robot_variable, server_base_url, server_headers
 
 SDK_NAMES = {"openai": "OpenAI", "anthropic": "Anthropic"}
@@ -39,11 +39,11 @@ def _call_keyword(name: str, sdk: str, kind: str, asynchronous: bool, doc: str):
 
     if asynchronous:
         async def run(self, method: str, *, server: str = "suite", api_key: str | None = None,
-                      strict: bool = False, timeout: float = DEFAULT_TIMEOUT, **arguments):
+                      strict: bool = False, timeout: float | None = None, **arguments):
             return pick(await self._async(sdk, method, stream, server, api_key, strict, timeout, arguments, fail))
     else:
         def run(self, method: str, *, server: str = "suite", api_key: str | None = None,
-                strict: bool = False, timeout: float = DEFAULT_TIMEOUT, **arguments):
+                strict: bool = False, timeout: float | None = None, **arguments):
             return pick(self._sync(sdk, method, stream, server, api_key, strict, timeout, arguments, fail))
     run.__name__ = run.__qualname__ = name.lower().replace(" ", "_")
     run.__doc__ = doc
@@ -70,7 +70,9 @@ class ClientsLibrary:
     = The client =
     Each call makes a new client bound to the server alias ``server`` (default ``suite``; a URL is used as
     is): the OpenAI client at ``BASE/v1``, the Anthropic client at ``BASE``, ``max_retries=0`` (a test
-    sees the first failure), the ``timeout`` in seconds, and as key ``api_key`` if given, else the bearer
+    sees the first failure), the ``timeout`` in seconds (without one, the ``sdk_call`` deadline of
+    ``llamatest.deadlines``: 30 s on a quiet machine, longer while other processes hold the cores), and as
+    key ``api_key`` if given, else the bearer
     key of the server's session (``$LLAMATEST_API_KEY`` for an external server), else a placeholder the
     SDKs accept. ``strict=${True}`` turns on the SDK's own validation of the answer against its pydantic
     models: a field of the wrong type then fails with the SDK's validation message
@@ -107,7 +109,7 @@ class ClientsLibrary:
     @keyword("Concurrent OpenAI Streams")
     async def concurrent_openai_streams(self, argument_list: list, method: str = "chat.completions.create", *,
                                         server: str = "suite", api_key: str | None = None, strict: bool = False,
-                                        timeout: float = DEFAULT_TIMEOUT) -> list:
+                                        timeout: float | None = None) -> list:
         """Streams one ``method`` call per dictionary of ``argument_list``, all at once on one shared
         ``AsyncOpenAI`` client (``asyncio.gather``), each within ``timeout``; returns the ``Call`` records in
         order. Never fails on a single call: check each one's ``error``."""
@@ -203,7 +205,7 @@ class ClientsLibrary:
     @keyword("Served Model")
     def served_model(self, server: str = "suite", api_key: str | None = None) -> str:
         """The first model id the server lists in ``GET /v1/models``: what a call without ``model`` names."""
-        return self._model(self._endpoint(server, api_key, False, DEFAULT_TIMEOUT))
+        return self._model(self._endpoint(server, api_key, False, None))
 
     @keyword("SDK Versions")
     def sdk_versions(self) -> str:
@@ -212,9 +214,9 @@ class ClientsLibrary:
 
     # ----- internals -----
     @staticmethod
-    def _endpoint(server: str, api_key: str | None, strict: bool, timeout: float) -> Endpoint:
+    def _endpoint(server: str, api_key: str | None, strict: bool, timeout: float | None) -> Endpoint:
         key = api_key if api_key is not None else key_of(server_headers(server)) or NO_KEY
-        return Endpoint(server_base_url(server), key, float(timeout), bool(strict))
+        return Endpoint(server_base_url(server), key, None if timeout is None else float(timeout), bool(strict))
 
     def _model(self, endpoint: Endpoint) -> str:
         """The served model id, asked once per suite and server (a port may serve another model later)."""
@@ -242,7 +244,9 @@ def _judged(record: calls.Call, should_fail: bool) -> calls.Call:
     if should_fail and record.error is None:
         raise AssertionError(f"{where} was expected to raise an SDK error, but returned {_log.outcome(record)}")
     if not should_fail and record.error is not None:
-        raise AssertionError(f"{where} raised {type(record.error).__name__}: {views.error_text(record.error)}")
+        missed = calls.missed_deadline(record)
+        raise AssertionError(f"{where} raised {type(record.error).__name__}: {views.error_text(record.error)}"
+                             + (f" ({missed})" if missed else ""))
     return record
 
 

@@ -52,7 +52,8 @@ class FuzzLibrary:
 
     @keyword("Fuzz Requests")
     def fuzz_requests(self, path: str, valid_body: dict, count: int = 500, seed: int = 1, max_seconds: float = 60,
-                      server: str = "suite", timeout: float = 10, documented_5xx: list | tuple = ()) -> FuzzSummary:
+                      server: str = "suite", timeout: float | None = None,
+                      documented_5xx: list | tuple = ()) -> FuzzSummary:
         """POSTs ``count`` mutations of ``valid_body`` to ``path`` of ``server`` and returns the `Summary`.
 
         ``server`` is a server alias (default the suite's own) or a loopback base URL.
@@ -62,7 +63,7 @@ class FuzzLibrary:
         base = server_base_url(server)
         alias = None if base == server else server
         summary = fuzz(join_url(base, path), dict(valid_body), count=int(count), seed=int(seed),
-                       max_seconds=float(max_seconds), timeout=float(timeout),
+                       max_seconds=float(max_seconds), timeout=timeout,
                        documented_5xx=tuple(documented_5xx), server=alias, headers=server_headers(server))
         logger.info(summary_html(summary), html=True)
         if summary.stopped_by == "time":

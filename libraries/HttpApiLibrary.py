@@ -247,7 +247,7 @@ class HttpApiLibrary:
     @keyword("Send Two Requests On One Connection")
     def send_two_requests_on_one_connection(self, path: str, body=None, method: str = "POST", then: str = "/health",
                                             expected_status: int = 200, server: str = "suite",
-                                            timeout: float = 10.0):
+                                            timeout: float | None = None):
         """Sends ``method path`` with ``body`` (a dict is sent as JSON), then ``GET then`` on the same connection.
 
         Fails when the first answer does not arrive whole within ``timeout`` or its status is not
@@ -266,13 +266,13 @@ class HttpApiLibrary:
 
     @keyword("Request Over Unix Socket")
     def request_over_unix_socket(self, socket_path: str, method: str, path: str, body=None,
-                                 expected_status: int | str = 200, timeout: float = 30.0) -> Response:
+                                 expected_status: int | str = 200, timeout: float | None = None) -> Response:
         """Sends ``method path`` (a dict ``body`` as JSON) to a server listening on the Unix socket
         ``socket_path`` (``--host …/x.sock``) and returns the answer, which the keywords above take.
 
         Fails when the status is not ``expected_status`` (``any`` accepts every status).
         """
-        resp = unix_socket.request(socket_path, method.upper(), path, body, timeout=float(timeout))
+        resp = unix_socket.request(socket_path, method.upper(), path, body, timeout=timeout)
         logger.info(f"{resp.where} over {socket_path}: {resp.status} {head(resp.text)}")
         if str(expected_status).lower() != "any" and resp.status != int(expected_status):
             raise AssertionError(status_mismatch(resp.where, resp.status, int(expected_status), resp.text))

@@ -21,7 +21,6 @@ from llamatest.server.process import Server, ServerPool, tail
 from robot_glue import current_suite, open_session, output_dir
 
 SUITE = "suite"  # the default alias: the suite's own server
-GRACE_S = 10.0  # SIGTERM, then SIGKILL after this many seconds
 
 
 @library(scope="GLOBAL", version="0.2", doc_format="ROBOT", listener="SELF")
@@ -103,10 +102,10 @@ class LlamaServerLibrary:
         if forgotten:
             logger.warn(f"suite '{result.full_name}' ended with server(s) {', '.join(forgotten)} still "
                         f"running; stopping them")
-        self._pool.stop_suite(result.full_name, GRACE_S)
+        self._pool.stop_suite(result.full_name)
 
     def close(self):
-        self._pool.stop_all(GRACE_S)
+        self._pool.stop_all()
 
     def headers_of(self, alias: str) -> dict:
         """The headers every request to ``alias`` needs (not a keyword: see `server_headers`)."""
@@ -115,7 +114,7 @@ class LlamaServerLibrary:
     # ----- start -----
     @keyword("Start Llama Server")
     def start_llama_server(self, model: str | None, *flags: str, alias: str = SUITE, port: int = 0,
-                           port_taken: Literal["warn", "expected"] = "warn", timeout: float = 60.0,
+                           port_taken: Literal["warn", "expected"] = "warn", timeout: float | None = None,
                            attempts: int = 3, external_ok: bool = False, env: dict | None = None) -> str:
         """Starts llama-server on the ``model`` file with ``flags`` and waits until ``/health`` answers 200.
 
@@ -140,7 +139,7 @@ class LlamaServerLibrary:
     def start_preset_server(self, preset: str, *extra_flags: str, alias: str = SUITE, n_slots: int | None = None,
                             n_ctx: int | None = None, embeddings: bool | None = None,
                             api_key: Secret | str | list | None = None, external_ok: bool = False,
-                            timeout: float = 60.0, env: dict | None = None) -> str:
+                            timeout: float | None = None, env: dict | None = None) -> str:
         """Starts the server of the named `preset <#Presets>`, overridden and extended; returns the base URL.
 
         ``n_slots``, ``n_ctx`` (total context), ``embeddings`` and ``api_key`` (best a Robot
@@ -167,7 +166,7 @@ class LlamaServerLibrary:
 
     # ----- stop -----
     @keyword("Stop Llama Server")
-    def stop_llama_server(self, alias: str = SUITE, grace: float = GRACE_S) -> int | None:
+    def stop_llama_server(self, alias: str = SUITE, grace: float | None = None) -> int | None:
         """Stops the server: SIGTERM to its process tree, SIGKILL after ``grace`` seconds.
 
         Returns the real exit code (see `Exit codes`); None for an external server, which is
@@ -181,7 +180,7 @@ class LlamaServerLibrary:
         return code
 
     @keyword("Stop Suite Servers")
-    def stop_suite_servers(self, grace: float = GRACE_S) -> None:
+    def stop_suite_servers(self, grace: float | None = None) -> None:
         """Stops the servers the current suite started (others' are left running); for Suite Teardown.
 
         All of them share one ``grace``: the keyword takes at most ``grace`` plus a few seconds,
@@ -217,7 +216,7 @@ class LlamaServerLibrary:
             raise AssertionError(f"llama-server '{alias}' exited with code {code}:\n{tail(server.log, 20)}")
 
     @keyword("Server Should Have Exited")
-    def server_should_have_exited(self, alias: str = SUITE, timeout: float = 10.0) -> int:
+    def server_should_have_exited(self, alias: str = SUITE, timeout: float | None = None) -> int:
         """Waits up to ``timeout`` s for the server process to exit; returns its exit code."""
         return self._pool.wait_exit(alias, timeout)
 

@@ -8,7 +8,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
-from llamatest import settings
+from llamatest import deadlines, settings
 from llamatest.load import datasets, soak, sweep, trials, validity
 from llamatest.load.compare import VERDICTS
 from llamatest.load.compare import compare as _compare
@@ -184,7 +184,7 @@ class LoadLibrary:
     def run_load_profile(self, dataset: Dataset, kind: str, users: int = 1, rate: float | None = None,
                          arrival: str = "constant", burstiness: float = 1.0, ramp: str = "",
                          duration: float = 10.0, max_requests: int | None = None, warmup: float = 0.0,
-                         warmup_requests: int = 0, think_time: float = 0.0, drain_timeout: float = 30.0,
+                         warmup_requests: int = 0, think_time: float = 0.0, drain_timeout: float | None = None,
                          max_in_flight: int | None = None, seed: int = 0, baseline: str | None = None,
                          save_baseline: str | None = None, history: bool = True, repeats: int = 1,
                          restart: str | None = None, check_answers: int = 0, sample_server: bool = False,
@@ -465,14 +465,15 @@ class LoadLibrary:
 
     @keyword("Server Should Recover From Mass Disconnects")
     def server_should_recover_from_mass_disconnects(self, dataset: Dataset, streams: int = 8,
-                                                    idle_within: float = 10.0, max_tokens: int = 256,
+                                                    idle_within: float | None = None, max_tokens: int = 256,
                                                     server: str = "suite") -> dict:
         """Opens ``streams`` answers of ``max_tokens`` at once and hangs up half of them together mid-answer: the
         other half must end normally, every slot must be idle within ``idle_within`` seconds once they ended (no
         request is open then), and four requests sent afterwards must succeed. Returns the figures."""
         plan = _plan(dataset, max_tokens=max_tokens, server=server)
+        idle_within = deadlines.or_default(idle_within, "slots_idle")
         out = soak.mass_disconnect(plan.target, datasets.body_maker(**plan.spec), streams=int(streams),
-                                   idle_within_s=float(idle_within))
+                                   idle_within_s=idle_within)
         logger.info(f"mass disconnect: {out}")
         problems = []
         if out["statuses"] != [200] * out["streams"]:

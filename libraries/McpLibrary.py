@@ -7,6 +7,7 @@ import uuid
 from robot.api import logger
 from robot.api.deco import keyword, library
 
+from llamatest import deadlines
 from llamatest.mcp import config as _config
 from llamatest.mcp import processes as _processes
 from llamatest.mcp import reference as _reference
@@ -86,10 +87,11 @@ class McpLibrary:
         return len(_processes.fixture_processes(marker or self.marker))
 
     @keyword("Mcp Fixture Processes Should End")
-    def mcp_fixture_processes_should_end(self, marker: str | None = None, timeout: float = 5.0) -> None:
+    def mcp_fixture_processes_should_end(self, marker: str | None = None, timeout: float | None = None) -> None:
         """Waits up to ``timeout`` seconds until no fixture process with ``marker`` is alive; then fails,
-        naming and killing those that remain."""
+        naming and killing those that remain (default: the ``mcp_exit`` deadline)."""
         marker = marker or self.marker
+        timeout = deadlines.or_default(timeout, "mcp_exit")
         deadline = time.monotonic() + timeout
         while (alive := _processes.fixture_processes(marker)) and time.monotonic() < deadline:
             time.sleep(POLL_S)

@@ -7,6 +7,7 @@ import dataclasses
 from robot.api import logger
 from robot.api.deco import keyword, library
 
+from llamatest import deadlines
 from llamatest.concurrency import checks
 from llamatest.concurrency.batch import Batch, Options, run_batch
 from llamatest.concurrency.bodies import build_bodies, build_mixed, route_path
@@ -101,8 +102,9 @@ class MultiUserLibrary:
     async def send_concurrent_completions(
             self, *prompts: str, times: int = 1, route: str = "native", stream: bool = True,
             id_slots: list[int] | None = None, seeds: list[int] | None = None, n_predicts: list[int] | None = None,
-            server: str = "suite", timeout: float = 60, watch: bool = True, metrics: bool = False,
-            interval: float = 0.005, settle: float = 5, dispatch: str = "together", dispatch_after_tokens: int = 1,
+            server: str = "suite", timeout: float | None = None, watch: bool = True, metrics: bool = False,
+            interval: float = 0.005, settle: float | None = None, dispatch: str = "together",
+            dispatch_after_tokens: int = 1,
             cancel: list[int] | None = None, cancel_when: str = "chunks", cancel_after_chunks: int = 1,
             probe_no_idle_slot: bool = False, **fields) -> Batch:
         """Sends a completion per prompt (each prompt ``times`` times) at once; returns the batch.
@@ -119,7 +121,8 @@ class MultiUserLibrary:
     @keyword("Send Concurrent Embeddings")
     async def send_concurrent_embeddings(
             self, *inputs: str | list, times: int = 1, id_slots: list[int] | None = None, server: str = "suite",
-            timeout: float = 60, watch: bool = True, metrics: bool = False, interval: float = 0.005, settle: float = 5,
+            timeout: float | None = None, watch: bool = True, metrics: bool = False, interval: float = 0.005,
+            settle: float | None = None,
             dispatch: str = "together", **fields) -> Batch:
         """POSTs ``{"input": text}`` to ``/v1/embeddings`` for every input (each ``times`` times) at once.
 
@@ -131,8 +134,8 @@ class MultiUserLibrary:
 
     @keyword("Send Mixed Requests")
     async def send_mixed_requests(self, count: int, n_predict: int = 16, invalid_every: int = 0,
-                                  cancel_every: int = 0, server: str = "suite", timeout: float = 60,
-                                  metrics: bool = False, interval: float = 0.005, settle: float = 5,
+                                  cancel_every: int = 0, server: str = "suite", timeout: float | None = None,
+                                  metrics: bool = False, interval: float = 0.005, settle: float | None = None,
                                   cancel_after_chunks: int = 2, **fields) -> Batch:
         """Sends ``count`` requests at once, cycling through native ``/completion``, ``/v1/completions`` and
         ``/v1/chat/completions``, streamed and not, each asking for ``n_predict`` tokens (a soak).
@@ -160,9 +163,10 @@ class MultiUserLibrary:
         await self.slots_should_become_idle(server, timeout=0)
 
     @keyword("Slots Should Become Idle")
-    async def slots_should_become_idle(self, server: str = "suite", timeout: float = 5) -> None:
+    async def slots_should_become_idle(self, server: str = "suite", timeout: float | None = None) -> None:
         """Polls ``GET /slots`` every 10 ms until no slot is processing; fails after ``timeout`` seconds
-        naming the busy slots and their tasks."""
+        (default: the ``slots_idle`` deadline) naming the busy slots and their tasks."""
+        timeout = deadlines.or_default(timeout, "slots_idle")
         idle, tl = await wait_slots_idle(_base_url(server), timeout, headers=server_headers(server))
         if tl.slots:
             logger.info(timeline_svg(tl), html=True)
@@ -334,10 +338,10 @@ class MultiUserLibrary:
         checks.no_idle_slot_reported(_batch(batch))
 
     @keyword("Cancelled Requests Should Have Freed Their Slots")
-    def cancelled_requests_should_have_freed_their_slots(self, batch: Batch, within: float = 3) -> None:
+    def cancelled_requests_should_have_freed_their_slots(self, batch: Batch, within: float | None = None) -> None:
         """Every request the client hung up on was seen on a slot, and that slot went idle (or to another
-        task) at most ``within`` seconds after the hang-up."""
-        checks.cancelled_requests_freed_their_slots(_batch(batch), within)
+        task) at most ``within`` seconds after the hang-up (default: the ``slot_freed`` deadline)."""
+        checks.cancelled_requests_freed_their_slots(_batch(batch), deadlines.or_default(within, "slot_freed"))
 
     @keyword("Abandoned Requests Should Have Left The Queue")
     def abandoned_requests_should_have_left_the_queue(self, batch: Batch) -> None:

@@ -12,7 +12,6 @@ from llamatest.server.process import Server
 from robot_glue import open_session, output_dir, robot_variable
 
 PEER = "peer"  # the default alias
-GRACE_S = 10.0
 
 
 @library(scope="GLOBAL", version="0.1", doc_format="ROBOT", listener="SELF")
@@ -54,16 +53,16 @@ class PeerServerLibrary:
         if forgotten:
             logger.warn(f"suite '{result.full_name}' ended with {peers.TAG} server(s) {', '.join(forgotten)} "
                         f"still running; stopping them")
-            self._stop(forgotten, GRACE_S)
+            self._stop(forgotten, None)
 
     def close(self):
-        self._stop(list(self._servers), GRACE_S)
+        self._stop(list(self._servers), None)
 
     # ----- keywords -----
     @keyword("Start Llama Cpp Python Server")
     def start_llama_cpp_python_server(self, model: str = "tiny", *flags: str, alias: str = PEER, n_ctx: int = 512,
                                       n_threads: int | None = None, embedding: bool = False,
-                                      seed: int | None = None, timeout: float = 120.0) -> str:
+                                      seed: int | None = None, timeout: float | None = None) -> str:
         """Starts ``python -m llama_cpp.server`` on the named ``model`` (as `Model Path` names them, or a
         ``.gguf`` path) on a free port of 127.0.0.1, waits until ``GET /v1/models`` answers 200, and returns
         the base URL.
@@ -91,7 +90,7 @@ class PeerServerLibrary:
         return server.url
 
     @keyword("Stop Llama Cpp Python Server")
-    def stop_llama_cpp_python_server(self, alias: str = PEER, grace: float = GRACE_S) -> int | None:
+    def stop_llama_cpp_python_server(self, alias: str = PEER, grace: float | None = None) -> int | None:
         """Stops the server: SIGTERM to its process tree, SIGKILL after ``grace`` seconds; returns its exit
         code (minus the signal that ended it). Stopping an alias that is not running does nothing."""
         if alias not in self._servers:
@@ -127,5 +126,5 @@ class PeerServerLibrary:
                                  f"{', '.join(self._servers) or 'none'})")
         return self._servers[alias]
 
-    def _stop(self, aliases: list[str], grace: float) -> dict[str, int | None]:
+    def _stop(self, aliases: list[str], grace: float | None) -> dict[str, int | None]:
         return peers.stop_peers([self._servers.pop(alias) for alias in aliases if alias in self._servers], grace)

@@ -10,6 +10,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.utils import DotDict
 
+from llamatest import deadlines
 from llamatest.http.exchanges import naming
 from llamatest.report.streams import batch_html, stream_html
 from llamatest.streaming import checks, sse
@@ -120,7 +121,7 @@ class StreamingLibrary:
     @keyword("Stream Request")
     async def stream_request(self, path: str, body, server: str = "suite",
                              expected_status: int | Literal["any"] = 200, headers: dict | None = None,
-                             timeout: float = 30) -> StreamResult:
+                             timeout: float | None = None) -> StreamResult:
         """POSTs ``body`` as JSON to ``path`` of ``server`` and reads the streamed answer; returns the `Result`.
 
         Fails when the status is not ``expected_status`` (``any`` skips this check), showing the error
@@ -128,19 +129,21 @@ class StreamingLibrary:
         """
         headers = {**server_headers(server), **(headers or {})}
         async with client_session() as session:
-            result = await stream_one(session, join_url(_base_url(server), path), body, headers, timeout)
+            result = await stream_one(session, join_url(_base_url(server), path), body, headers,
+                                      deadlines.or_default(timeout, "stream"))
         logger.info(stream_html(result, number(result, headers)), html=True)
         _check(checks.request_should_have_succeeded, result, None if expected_status == "any" else expected_status)
         return result
 
     @keyword("Stream Requests Concurrently")
     async def stream_requests_concurrently(self, path: str, bodies: list, server: str = "suite",
-                                           headers: dict | None = None, timeout: float = 60) -> list:
+                                           headers: dict | None = None, timeout: float | None = None) -> list:
         """Sends one streamed request per body, all at once; returns the results in the order of ``bodies``.
 
         Checks neither status nor errors: check each result with `Stream Status Should Be` and
         `Stream Should Have No Error`.
         """
+        timeout = deadlines.or_default(timeout, "batch")
         url = join_url(_base_url(server), path)
         headers = {**server_headers(server), **(headers or {})}
         started = time.perf_counter()

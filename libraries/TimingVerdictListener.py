@@ -8,6 +8,11 @@ failure, and so does every other kind of failure on any machine. Keywords that c
 (load validity, the slot sampler) raise ``machine.NotJudged`` themselves; this covers the deadlines that
 no keyword can catch, Robot's timeouts above all.
 
+It also stretches Robot's own timeouts as `llamatest.deadlines` stretches every other wait: a test's
+``Test Timeout``/``[Timeout]`` when the test starts, a user keyword's ``[Timeout]`` when the keyword starts,
+each multiplied by what the machine (and ``$LLAMATEST_DEADLINE_SCALE``) allows at that moment. On a quiet machine
+they stay as written.
+
 Registered in ``robot.args`` (``--listener TimingVerdictListener``), so plain robot applies it too.
 """
 
@@ -16,13 +21,17 @@ from __future__ import annotations
 import re
 import time
 
-from llamatest import machine
+from robot.running.context import EXECUTION_CONTEXTS
+from robot.running.timeouts import KeywordTimeout
+from robot.utils import secs_to_timestr
+
+from llamatest import deadlines, machine
 
 ROBOT_LISTENER_API_VERSION = 3
 
 # The failures that are about time: Robot's timeouts, the HTTP session's and the stream client's deadlines.
 TIMING_FAILURE = re.compile(r"(Test|Keyword) timeout .+ exceeded|no answer within|no complete answer within|"
-                            r"batch deadline")
+                            r"batch deadline|failed after retrying for")
 
 _started: dict[str, float] = {}
 
@@ -33,6 +42,20 @@ def start_suite(data, result) -> None:
 
 def start_test(data, result) -> None:
     _started[result.longname] = time.monotonic()
+    timeout = result.timeout  # Robot's TestTimeout, already started: its length can still move
+    if timeout and timeout.timeout and not timeout.error:
+        timeout.timeout = deadlines.scaled(timeout.timeout)
+        timeout.string = secs_to_timestr(timeout.timeout)
+
+
+def start_user_keyword(data, implementation, result) -> None:
+    # ``implementation`` is this call's own copy of the keyword: Robot reads its timeout right after this.
+    if not implementation.timeout:
+        return
+    context = EXECUTION_CONTEXTS.current
+    parsed = KeywordTimeout(implementation.timeout, context.variables if context else None)
+    if parsed.timeout and not parsed.error:  # a timeout Robot cannot read stays Robot's to report
+        implementation.timeout = f"{deadlines.scaled(parsed.timeout)} s"
 
 
 def end_test(data, result) -> None:

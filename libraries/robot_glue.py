@@ -15,7 +15,7 @@ import requests
 from robot.api import logger
 from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
 
-from llamatest.http.session import StatusMismatch, explained_status, mount, session_timeout
+from llamatest.http.session import StatusMismatch, explained_status, mount
 from llamatest.server import target as _target
 
 
@@ -69,7 +69,8 @@ def open_session(alias: str, url: str, timeout: float | None = None, headers: di
     """Creates (or replaces) the RequestsLibrary session ``alias`` for the server at ``url``, with the
     deadline adapter of `llamatest.http.session` mounted and its status check explained.
 
-    Without ``timeout`` the exchange deadline is `llamatest.http.session.session_timeout`'s.
+    Without ``timeout`` each exchange gets the ``exchange`` deadline of `llamatest.deadlines`, scaled when
+    it starts (so a machine that turns busy mid-suite stretches the next exchange, not only the first).
 
     ``headers`` go with every request of the session; they are set after RequestsLibrary has
     created it, because it would log them (they may hold an API key). Does nothing when Robot
@@ -81,7 +82,6 @@ def open_session(alias: str, url: str, timeout: float | None = None, headers: di
         return
     explain_status_failures(requests_library)
     move_requests_library_log_to_trace()
-    timeout = session_timeout(timeout)
     session = mount(requests_library.create_session(alias, url, timeout=timeout, max_retries=0), timeout)
     session.headers.update(headers or {})
 

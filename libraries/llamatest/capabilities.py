@@ -24,13 +24,13 @@ from pathlib import Path, PurePath
 
 import requests
 
+from llamatest import deadlines
 from llamatest.textutil import join_url
 
 PREFIX = "needs:"
-PROBE_TIMEOUT_S = 5.0
 MANAGED_HINT = "unset LLAMA_SERVER_URL or pass --also-managed"
 # The packaged models an external server may run too, by file name: their traits then hold there.
-KNOWN_MODEL_FILES = {"SmolLM2-135M-Instruct.Q4_1.gguf": "smollm2"}
+KNOWN_MODEL_FILES = {"SmolLM2-135M-Instruct.Q4_1.gguf": "smollm2", "gemma-3-270m-q4_k_m.gguf": "gemma3"}
 
 
 @dataclass
@@ -54,7 +54,7 @@ class Target:
     def props(self) -> dict:
         """``GET /props`` as JSON; {} when it does not answer 200 with a JSON object."""
         try:
-            resp = requests.get(join_url(self.url, "/props"), headers=self.headers, timeout=PROBE_TIMEOUT_S)
+            resp = requests.get(join_url(self.url, "/props"), headers=self.headers, timeout=deadlines.deadline("probe"))
             body = resp.json() if resp.status_code == 200 else {}
         except (requests.RequestException, ValueError):
             return {}
@@ -70,10 +70,23 @@ class Target:
             try:
                 self._statuses[probe] = requests.request(
                     method, join_url(self.url, path), json=body, headers={} if keyless else self.headers,
-                    timeout=PROBE_TIMEOUT_S).status_code
+                    timeout=deadlines.deadline("probe")).status_code
             except requests.RequestException:
                 self._statuses[probe] = 0
         return self._statuses[probe]
+
+    @functools.cached_property
+    def model_metadata(self) -> dict | None:
+        """The GGUF metadata of the file in ``model_path`` (``read_metadata``); None when this machine can't read it."""
+        path = Path(str(self.props.get("model_path") or ""))
+        if not path.name or not path.is_file():
+            return None
+        from llamatest.models.catalog import read_metadata  # the model generators' imports, for the runs that ask
+
+        try:
+            return read_metadata(path)
+        except (OSError, ValueError, AttributeError, KeyError):  # not a GGUF file, or one without a vocabulary
+            return None
 
     @property
     def model_file(self) -> str:
@@ -162,6 +175,32 @@ def _model_file(target: Target) -> str | None:
     return None if path and Path(path).is_file() else f"its model_path {path or '(none)'} is not a file here"
 
 
+def _model_fact(fact: Callable[[dict, Target], str | None]) -> Callable[[Target], str | None]:
+    """A check on the GGUF metadata of the server's model file; a file this machine cannot read is the evidence."""
+    def check(target: Target) -> str | None:
+        if target.model_metadata is None:
+            return f"its model file {target.props.get('model_path') or '(none)'} is not readable here"
+        return fact(target.model_metadata, target)
+    return check
+
+
+def _full_prompt_cache(meta: dict, target: Target) -> str | None:
+    """No sliding window, or one kept whole (``--swa-full``: "to simulate a non-SWA model", server-context.cpp).
+
+    With a window, a prompt is reused only from the context checkpoints the server made, not token for token.
+    """
+    window = meta["sliding_window"]
+    if not window or (target.managed and "--swa-full" in target.flags):
+        return None
+    how = "it runs without --swa-full" if target.managed else "--swa-full cannot be seen from outside"
+    return (f"its model uses sliding-window attention (a {window}-token window): a prompt is reused only from "
+            f"the context checkpoints the server made, and {how}")
+
+
+def _stored_template(meta: dict, _target: Target) -> str | None:
+    return None if meta["chat_template"] else "its model file stores none (the server falls back to ChatML)"
+
+
 def _api_key(target: Target) -> str | None:
     """A server that refuses a request without a key, and whose key this run knows (``$LLAMATEST_API_KEY``)."""
     code = target.status("GET", "/v1/models", keyless=True)
@@ -197,6 +236,8 @@ VOCABULARY: dict[str, Capability] = {c.name: c for c in (
                "the generated reranker model", _model("reranker")),
     Capability("smollm2", "SmolLM2-135M-Instruct: answers that carry meaning, its chat template",
                "SmolLM2-135M-Instruct", _model("smollm2")),
+    Capability("gemma3", "Gemma 3 270M: sliding-window attention (a 512-token window), a 262,144-token vocabulary, "
+               "no chat template in its file", "Gemma 3 270M", _model("gemma3")),
     Capability("metrics", "GET /metrics answers (the server runs with --metrics)", "--metrics",
                _route("GET", "/metrics")),
     Capability("slots", "GET /slots answers (on by default; --no-slots turns it off)", "the /slots route",
@@ -224,6 +265,11 @@ VOCABULARY: dict[str, Capability] = {c.name: c for c in (
                "a projector for audio (--mmproj)", _modality("audio")),
     Capability("model-file", "the server's model file is readable here (for an external server: model_path "
                "in /props), so its GGUF metadata is the expectation", "the model file on this machine", _model_file),
+    Capability("full-prompt-cache", "the server keeps a whole prompt for reuse (all but its last token): a model "
+               "without sliding-window attention, or --swa-full (GGUF metadata of the model file)",
+               "a model without sliding-window attention, or --swa-full", _model_fact(_full_prompt_cache)),
+    Capability("stored-template", "the model file stores a chat template (tokenizer.chat_template), which /props "
+               "reports", "a chat template stored in the model file", _model_fact(_stored_template)),
     Capability("api-key", "the server refuses requests without an API key (--api-key), and this run knows "
                "the key (LLAMATEST_API_KEY for an external server)", "--api-key", _api_key),
 )}

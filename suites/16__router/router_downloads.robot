@@ -117,8 +117,10 @@ The Router Refuses To Download A Repository The Hub Does Not Have
 A Router Download Cut Half-Way Leaves No Model
     VAR    &{body}    model=${CUT_REPO}:Q8_0
     POST On Session    suite    /models    json=${body}    expected_status=200
-    Wait Until Keyword Succeeds    30 s    200 ms    Hub Should Have Seen Downloads    ${CUT_REPO}    3
-    Wait Until Keyword Succeeds    10 s    200 ms    Model Should Not Be Listed    ${CUT_REPO}:Q8_0
+    ${wait} =    Deadline    30 s
+    Wait Until Keyword Succeeds    ${wait}    200 ms    Hub Should Have Seen Downloads    ${CUT_REPO}    3
+    ${wait} =    Deadline    10 s
+    Wait Until Keyword Succeeds    ${wait}    200 ms    Model Should Not Be Listed    ${CUT_REPO}:Q8_0
     Cache Should Hold No Complete Model    ${ROUTER_CACHE}    ${CUT_REPO}
 
 

@@ -14,7 +14,6 @@ ${FIRST}            a user who will hang up
 ${SECOND}           a user who stays to the end
 ${ENDLESS}          ${100000}
 ${CHUNKS}           ${200}
-${FREED_WITHIN}     ${3}
 ${QUIET_POLL}       ${1.5}
 ${BUSY_POLL}        ${0.05}
 @{FIRST_ONLY}       ${0}
@@ -22,7 +21,7 @@ ${BUSY_POLL}        ${0.05}
 @{ONE_ENDLESS}      ${ENDLESS}    ${300}
 @{TWO_ENDLESS}      ${ENDLESS}    ${ENDLESS}    ${8}
 &{ABANDONED_ALONE}  stream=${False}    n_predict=${ENDLESS}    cancel=${FIRST_ONLY}    cancel_when=busy
-...                 server=abandoned    timeout=${20}
+...                 server=abandoned
 
 
 *** Test Cases ***
@@ -34,10 +33,10 @@ A Stream Abandoned Mid Generation Frees Its Slot
 
 The Other User Keeps Streaming When One Hangs Up
     ${batch} =    Send Concurrent Completions    ${FIRST}    ${SECOND}    n_predicts=${ONE_ENDLESS}
-    ...    cancel=${FIRST_ONLY}    cancel_after_chunks=${CHUNKS}    timeout=${30}
+    ...    cancel=${FIRST_ONLY}    cancel_after_chunks=${CHUNKS}
     Every Request Should Succeed    ${batch}
     Every Request Should Predict    ${batch}    ${300}
-    Cancelled Requests Should Have Freed Their Slots    ${batch}    within=${FREED_WITHIN}
+    Cancelled Requests Should Have Freed Their Slots    ${batch}
     Slots Should Have Gone Back To Idle    ${batch}
 
 A Request Abandoned Without Streaming Frees Its Slot
@@ -51,9 +50,9 @@ A Request Abandoned Without Streaming Frees Its Slot
     [Tags]    bug
     [Setup]    Start Preset Server    tiny-2-slots-context-shift    alias=abandoned
     ${quiet} =    Send Concurrent Completions    ${FIRST}    interval=${QUIET_POLL}    &{ABANDONED_ALONE}
-    Cancelled Requests Should Have Freed Their Slots    ${quiet}    within=${FREED_WITHIN}
+    Cancelled Requests Should Have Freed Their Slots    ${quiet}
     ${busy} =    Send Concurrent Completions    ${FIRST}    interval=${BUSY_POLL}    &{ABANDONED_ALONE}
-    Cancelled Requests Should Have Freed Their Slots    ${busy}    within=${FREED_WITHIN}
+    Cancelled Requests Should Have Freed Their Slots    ${busy}
     [Teardown]    Stop Llama Server    abandoned
 
 A Queued Request Abandoned By Its Client Leaves The Queue
@@ -65,7 +64,8 @@ A Queued Request Abandoned By Its Client Leaves The Queue
     ...    deadline (5 s) ends the two streams. Upstream: llama.cpp#13262 (closed).
     [Tags]    bug
     ${batch} =    Send Concurrent Completions    ${FIRST}    ${SECOND}    a third user    n_predicts=${TWO_ENDLESS}
-    ...    metrics=${True}    dispatch=in_order    cancel=${THIRD_ONLY}    cancel_when=deferred    timeout=${5}
+    ...    metrics=${True}    dispatch=in_order    cancel=${THIRD_ONLY}    cancel_when=deferred
+    ...    timeout=${5}    # provoked
     Abandoned Requests Should Have Left The Queue    ${batch}
     [Teardown]    Slots Should Become Idle
 
@@ -75,6 +75,6 @@ A Stream Abandoned After Some Chunks Should Free Its Slot
     [Documentation]    An endless stream on `route` whose client hangs up after some chunks: its slot goes idle.
     [Arguments]    ${route}
     ${batch} =    Send Concurrent Completions    ${FIRST}    route=${route}    n_predict=${ENDLESS}
-    ...    cancel=${FIRST_ONLY}    cancel_after_chunks=${CHUNKS}    timeout=${30}
-    Cancelled Requests Should Have Freed Their Slots    ${batch}    within=${FREED_WITHIN}
+    ...    cancel=${FIRST_ONLY}    cancel_after_chunks=${CHUNKS}
+    Cancelled Requests Should Have Freed Their Slots    ${batch}
     Slots Should Have Gone Back To Idle    ${batch}

@@ -42,7 +42,7 @@ Server Reports No Idle Slot While Every Slot Is Busy
     [Documentation]    Two requests as long as a slot holds keep both slots busy; the sampler asks
     ...    `/slots?fail_on_no_slot=1` whenever it sees every slot busy, and both clients hang up once it got 503.
     ${batch} =    Send Concurrent Completions    ${FIRST}    ${SECOND}    n_predict=${LONGEST}
-    ...    probe_no_idle_slot=${True}    cancel=${BOTH}    cancel_when=all_busy    timeout=${30}
+    ...    probe_no_idle_slot=${True}    cancel=${BOTH}    cancel_when=all_busy
     Server Should Have Reported No Idle Slot    ${batch}
     Slots Should Have Gone Back To Idle    ${batch}
     Server Should Report An Idle Slot

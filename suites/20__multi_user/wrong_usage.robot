@@ -16,7 +16,7 @@ ${PROMPT}       tell me everything
 
 *** Test Cases ***
 A Request Without N Predict Stops At The End Of The Slot Context
-    ${batch} =    Send Concurrent Completions    ${PROMPT}    timeout=${60}
+    ${batch} =    Send Concurrent Completions    ${PROMPT}
     Every Request Should Succeed    ${batch}
     Every Request Should Finish With    ${batch}    limit
     Final Chunk Should Report    ${batch.results}[0]    truncated=true
@@ -24,7 +24,8 @@ A Request Without N Predict Stops At The End Of The Slot Context
 
 A Request Without N Predict Under Context Shift Ends Only At The Client Deadline
     [Setup]    Start Preset Server    tiny-2-slots-context-shift    alias=endless
-    ${batch} =    Send Concurrent Completions    ${PROMPT}    server=endless    timeout=${2}    settle=${0}
+    ${batch} =    Send Concurrent Completions    ${PROMPT}    server=endless    settle=${0}
+    ...    timeout=${2}    # provoked
     Every Request Should Have Run Out Of Time    ${batch}
     Slots Should Become Idle    endless
     [Teardown]    Stop Llama Server    endless

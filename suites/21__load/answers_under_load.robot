@@ -40,7 +40,7 @@ Rerun In Three Trials Is Judged From The Spread Between Trials
 
 Server Recovers When Half The Streams Hang Up At Once
     ${prompts} =    Fixed Length Prompts    count=${8}    tokens=${PROMPT_TOKENS}
-    ${out} =    Server Should Recover From Mass Disconnects    ${prompts}    streams=${4}    idle_within=${10}
+    ${out} =    Server Should Recover From Mass Disconnects    ${prompts}    streams=${4}
     Should Be Equal    ${out}[hung_up]    ${2}
 
 

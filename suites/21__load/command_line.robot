@@ -47,13 +47,14 @@ A Negative Rate Exits 2 With One Line
 *** Keywords ***
 Run Load Command
     [Documentation]    `python -m llamatest.load` with `args` against the suite's server (history in the output
-    ...    folder); killed after ${CLI_DEADLINE}, which fails.
+    ...    folder); killed after ${CLI_DEADLINE} (see `Deadline`), which fails.
     [Arguments]    ${command}    @{args}
     ${url} =    Server Url
     ${python} =    Evaluate    sys.executable    modules=sys
     ${libraries} =    Normalize Path    ${CURDIR}/../../libraries
+    ${wait} =    Deadline    ${CLI_DEADLINE}
     ${result} =    Run Process    ${python}    -m    llamatest.load    ${command}    --url    ${url}    @{args}
-    ...    --history    ${OUTPUT DIR}/load-history-cli    env:PYTHONPATH=${libraries}    timeout=${CLI_DEADLINE}
+    ...    --history    ${OUTPUT DIR}/load-history-cli    env:PYTHONPATH=${libraries}    timeout=${wait}
     ...    on_timeout=kill
-    Should Not Be Equal    ${result.rc}    ${-9}    msg=the command was killed after ${CLI_DEADLINE}
+    Should Not Be Equal    ${result.rc}    ${-9}    msg=the command: no answer within ${wait} (killed)
     RETURN    ${result}

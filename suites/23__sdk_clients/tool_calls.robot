@@ -5,7 +5,7 @@ Documentation       Tool calls read through both SDKs, with a real model: SmolLM
 ...                 assistant called `get_weather` (`sdk_schemas.py`), so the model calls it for Paris. The OpenAI SDK
 ...                 types the call (`ChatCompletionMessageFunctionToolCall`) and its stream helper reassembles the
 ...                 argument deltas; the Anthropic SDK gives a `ToolUseBlock`. Each call takes 10 to 30 s on a busy
-...                 2-core machine, hence `${TIMEOUT}`.
+...                 2-core machine, hence `${TIMEOUT}` (see `Deadline`).
 ...                 References: https://platform.openai.com/docs/guides/function-calling,
 ...                 https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/overview
 Resource            ../../resources/clients.resource
@@ -25,8 +25,9 @@ ${TIMEOUT}      ${150}
 
 *** Test Cases ***
 OpenAI Answer Calls The Tool With Typed Arguments
+    ${wait} =    Deadline    ${TIMEOUT}
     ${answer} =    OpenAI Call    chat.completions.create    messages=${OPENAI_WEATHER_QUESTION}
-    ...    tools=${{ [$WEATHER_TOOL] }}    max_tokens=${80}    temperature=${0}    timeout=${TIMEOUT}
+    ...    tools=${{ [$WEATHER_TOOL] }}    max_tokens=${80}    temperature=${0}    timeout=${wait}
     Should Be Equal    ${answer.choices[0].finish_reason}    tool_calls
     VAR    ${call}    ${answer.choices[0].message.tool_calls[0]}
     Should Be Typed    ${call}    ChatCompletionMessageFunctionToolCall
@@ -34,8 +35,9 @@ OpenAI Answer Calls The Tool With Typed Arguments
     Should Be Equal    ${{ json.loads($call.function.arguments) }}    ${PARIS}
 
 OpenAI Stream Helper Reassembles The Tool Call Deltas
+    ${wait} =    Deadline    ${TIMEOUT}
     ${call} =    OpenAI Stream    chat.completions.stream    messages=${OPENAI_WEATHER_QUESTION}
-    ...    tools=${{ [$WEATHER_TOOL] }}    max_tokens=${80}    temperature=${0}    timeout=${TIMEOUT}
+    ...    tools=${{ [$WEATHER_TOOL] }}    max_tokens=${80}    temperature=${0}    timeout=${wait}
     VAR    ${tool_call}    ${call.result.choices[0].message.tool_calls[0]}
     Should Be Equal    ${{ json.loads($tool_call.function.arguments) }}    ${PARIS}
     ${types} =    Event Types    ${call}
@@ -43,16 +45,18 @@ OpenAI Stream Helper Reassembles The Tool Call Deltas
     Should Be Equal    ${types.count("tool_calls.function.arguments.done")}    ${1}
 
 Anthropic Message Has A Typed Tool Use Block
+    ${wait} =    Deadline    ${TIMEOUT}
     ${message} =    Anthropic Call    messages.create    messages=${ANTHROPIC_WEATHER_QUESTION}
-    ...    tools=${{ [$ANTHROPIC_WEATHER_TOOL] }}    max_tokens=${80}    extra_body=${GREEDY}    timeout=${TIMEOUT}
+    ...    tools=${{ [$ANTHROPIC_WEATHER_TOOL] }}    max_tokens=${80}    extra_body=${GREEDY}    timeout=${wait}
     Should Be Equal    ${message.stop_reason}    tool_use
     Should Be Typed    ${message.content[-1]}    ToolUseBlock
     Should Be Equal    ${message.content[-1].name}    get_weather
     Should Be Equal    ${message.content[-1].input}    ${PARIS}
 
 Anthropic Stream Helper Reassembles The Tool Input
+    ${wait} =    Deadline    ${TIMEOUT}
     ${call} =    Anthropic Stream    messages.stream    messages=${ANTHROPIC_WEATHER_QUESTION}
-    ...    tools=${{ [$ANTHROPIC_WEATHER_TOOL] }}    max_tokens=${80}    extra_body=${GREEDY}    timeout=${TIMEOUT}
+    ...    tools=${{ [$ANTHROPIC_WEATHER_TOOL] }}    max_tokens=${80}    extra_body=${GREEDY}    timeout=${wait}
     Should Be Equal    ${call.result.stop_reason}    tool_use
     Should Be Typed    ${call.result.content[-1]}    ToolUseBlock
     Should Be Equal    ${call.result.content[-1].input}    ${PARIS}

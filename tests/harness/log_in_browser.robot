@@ -9,7 +9,8 @@ Library             OperatingSystem
 Library             Process
 Library             String
 Library             HeadlessChromium.py
-Library             SeleniumLibrary    timeout=15 s    run_on_failure=Capture Page Screenshot
+Library             DeadlineLibrary
+Library             SeleniumLibrary    run_on_failure=Capture Page Screenshot
 ...                     screenshot_root_directory=${SCREENSHOTS}
 Suite Setup         Run The Sample And Open Its Log
 Suite Teardown      Close The Browser
@@ -84,6 +85,8 @@ Run The Sample And Open Its Log
     Browser Should Be Installed
     Run The Sample Suite
     Open Headless Chromium
+    ${wait} =    Deadline    15 s
+    Set Selenium Timeout    ${wait}
 
 Browser Should Be Installed
     [Documentation]    A skip with the install command when Debian's chromium or chromedriver is missing.
@@ -97,9 +100,10 @@ Run The Sample Suite
     ...    that exactly its deliberate failure failed.
     ${python} =    Evaluate    sys.executable    modules=sys
     Remove Directory    ${SAMPLE_OUTPUT}    recursive=${True}
+    ${wait} =    Deadline    3 minutes
     ${result} =    Run Process    ${python}    -m    robot    -A    robot.args    --outputdir    ${SAMPLE_OUTPUT}
     ...    --console    dotted    --report    NONE    --xunit    NONE    tests/log_sample/log_sample.robot
-    ...    cwd=${ROOT}    stdout=${SAMPLE_OUTPUT}.stdout    stderr=STDOUT    timeout=3 minutes
+    ...    cwd=${ROOT}    stdout=${SAMPLE_OUTPUT}.stdout    stderr=STDOUT    timeout=${wait}
     Should Be Equal As Integers    ${result.rc}    1
     ...    the sample suite should fail exactly its one deliberate test; it said:\n${result.stdout}
     ...    values=${False}

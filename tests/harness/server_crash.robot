@@ -13,7 +13,7 @@ Test Tags           harness
 Request To A Killed Server Fails At Once Naming The Refused Connection
     Kill Llama Server
     Run Keyword And Expect Error    GET /health: connection refused (*): is the server running?
-    ...    GET On Session    suite    /health    timeout=5
+    ...    GET On Session    suite    /health
 
 Killed Server Is Reported With Its Signal And Log Tail
     Run Keyword And Expect Error    llama-server 'suite' exited with code -9:*listening on http://127.0.0.1:*

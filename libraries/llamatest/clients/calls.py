@@ -10,7 +10,7 @@ Whatever the call raises (an SDK status, connection or validation error, ``Lengt
 an SDK helper's own ``TypeError`` on an event it cannot read) is recorded, never raised: the caller
 decides whether the call had to fail; a method the client does not have raises at once. The async calls enforce the
 endpoint's timeout on the whole call (connect, headers, every event), because nothing else can stop a
-coroutine; the sync calls rely on the SDK's own timeout.
+coroutine; the sync calls rely on the SDK's own timeout, which `missed_deadline` words like the others.
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import anthropic
+import openai
 
 from llamatest.clients.connect import Endpoint
 
@@ -46,6 +49,7 @@ class Call:
     events: list = field(default_factory=list)  # the typed events of a stream, in order
     error: BaseException | None = None
     elapsed: float = 0.0
+    deadline: float | None = None  # the seconds the call had
 
     @property
     def helper(self) -> bool:
@@ -76,7 +80,7 @@ def call(endpoint: Endpoint, sdk: str, method: str, arguments: dict, stream: boo
     client = endpoint.client(sdk)
     function = resolve(client, method)
     arguments = with_model(function, arguments, model)
-    record = Call(sdk, method, arguments, streamed=stream or method.endswith(".stream"))
+    record = Call(sdk, method, arguments, streamed=stream or method.endswith(".stream"), deadline=endpoint.timeout)
     start = time.perf_counter()
     try:
         with client:
@@ -107,7 +111,8 @@ async def call_on(client, timeout: float, sdk: str, method: str, arguments: dict
     """Makes one SDK call on an existing async client within ``timeout`` seconds; returns its record."""
     function = resolve(client, method)
     arguments = with_model(function, arguments, model)
-    record = Call(sdk, method, arguments, streamed=stream or method.endswith(".stream"), asynchronous=True)
+    record = Call(sdk, method, arguments, streamed=stream or method.endswith(".stream"), asynchronous=True,
+                  deadline=timeout)
     start = time.perf_counter()
     try:
         await asyncio.wait_for(_run_async(function, record), timeout)
@@ -118,6 +123,15 @@ async def call_on(client, timeout: float, sdk: str, method: str, arguments: dict
         record.error = exc
     record.elapsed = time.perf_counter() - start
     return record
+
+
+def missed_deadline(record: Call) -> str | None:
+    """``no complete answer within N s`` when the SDK's own timeout ended the call (its ``APITimeoutError``
+    says only "Request timed out."), else None: the words every missed deadline uses, so that
+    `TimingVerdictListener` judges it like the others."""
+    if isinstance(record.error, openai.APITimeoutError | anthropic.APITimeoutError):
+        return f"no complete answer within {record.deadline:g} s"
+    return None
 
 
 async def _run_async(function, record: Call) -> None:

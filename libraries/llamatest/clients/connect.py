@@ -8,13 +8,12 @@ import anthropic
 import openai
 import requests
 
+from llamatest import deadlines
 from llamatest.textutil import join_url
 
 SDKS = ("openai", "anthropic")
 # The SDKs refuse to start without a key; a server without --api-key ignores whatever is sent.
 NO_KEY = "sk-no-key-required"
-DEFAULT_TIMEOUT = 30.0
-MODEL_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -24,13 +23,17 @@ class Endpoint:
     ``base_url`` is the server's root (``http://127.0.0.1:PORT``): the OpenAI client gets ``/v1`` added,
     the Anthropic client adds ``/v1/messages`` itself. ``strict`` turns on the SDKs' own validation of
     every answer against their pydantic models (``_strict_response_validation``), so a field of the
-    wrong type fails with the SDK's validation message instead of being kept as it came.
+    wrong type fails with the SDK's validation message instead of being kept as it came. ``timeout`` None
+    is the ``sdk_call`` deadline (`llamatest.deadlines`), scaled when the endpoint is made: once per call.
     """
 
     base_url: str
     api_key: str = field(default=NO_KEY, repr=False)  # a secret: never in a log line
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float | None = None
     strict: bool = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "timeout", deadlines.or_default(self.timeout, "sdk_call"))
 
     def client(self, sdk: str, asynchronous: bool = False):
         """A new SDK client (``openai`` or ``anthropic``; ``AsyncOpenAI``/``AsyncAnthropic`` when asked)."""
@@ -58,7 +61,7 @@ def served_model(base_url: str, api_key: str = NO_KEY) -> str:
     The SDKs require ``model``; a call that does not name one asks for the model the server says it runs.
     """
     resp = requests.get(join_url(base_url, "/v1/models"), headers={"Authorization": f"Bearer {api_key}"},
-                        timeout=MODEL_TIMEOUT_S)
+                        timeout=deadlines.deadline("probe"))
     resp.raise_for_status()
     return resp.json()["data"][0]["id"]
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import aiohttp
 
+from llamatest import deadlines
 from llamatest.concurrency import answers
 from llamatest.concurrency.sampler import SlotSampler
 from llamatest.concurrency.timeline import RequestSpan, Timeline
@@ -40,11 +41,11 @@ class HungUp(aiohttp.ClientConnectionError):
 class Options:
     """How a batch is sent and watched; see MultiUserLibrary's documentation for each option."""
 
-    timeout: float = 60.0
+    timeout: float | None = None  # None: the "batch" deadline, scaled when the options are made
     watch: bool = True
     metrics: bool = False
     interval: float = 0.005
-    settle: float = 5.0
+    settle: float | None = None  # None: the "settle" deadline
     dispatch: str = "together"
     dispatch_after_tokens: int = 1
     cancel: tuple[int, ...] = ()
@@ -54,6 +55,8 @@ class Options:
     headers: dict | None = None
 
     def __post_init__(self):
+        object.__setattr__(self, "timeout", deadlines.or_default(self.timeout, "batch"))
+        object.__setattr__(self, "settle", deadlines.or_default(self.settle, "settle"))
         if self.dispatch not in DISPATCH:
             raise ValueError(f"dispatch must be one of {', '.join(DISPATCH)}, got {self.dispatch!r}")
         if self.cancel_when not in HANG_UP_WHEN:

@@ -20,10 +20,10 @@ import threading
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+from llamatest import deadlines
 from llamatest.concurrency.timeline import MetricsSample, Probe, SlotSample, SlotState, Timeline
 from llamatest.http.prometheus import sample_values
 
-POLL_DEADLINE_S = 2.0  # each socket operation of one poll; /slots and /metrics answer between decode steps
 PREFIX = "llamacpp:"
 _STALE = (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError, BrokenPipeError)
 
@@ -61,7 +61,7 @@ class _Client:
 
     def _get(self, path: str) -> tuple[int, bytes]:
         if self._conn is None:
-            self._conn = http.client.HTTPConnection(self._host, self._port, timeout=POLL_DEADLINE_S)
+            self._conn = http.client.HTTPConnection(self._host, self._port, timeout=deadlines.deadline("slots_poll"))
         try:
             self._conn.request("GET", self._prefix + path, headers=self._headers)
             resp = self._conn.getresponse()
@@ -210,7 +210,7 @@ async def wait_slots_idle(base_url: str, timeout: float, interval: float = 0.01,
     sampler = SlotSampler(base_url, lambda: loop.time() - start, interval=interval, headers=headers)
     task = asyncio.create_task(sampler.run())
     try:
-        await sampler.wait_until(lambda tl: bool(tl.slots or tl.errors), 2 * POLL_DEADLINE_S)
+        await sampler.wait_until(lambda tl: bool(tl.slots or tl.errors), 2 * deadlines.deadline("slots_poll"))
         idle = await sampler.wait_until(lambda tl: bool(tl.slots) and tl.slots[-1].n_busy == 0, timeout)
     finally:
         sampler.stop()

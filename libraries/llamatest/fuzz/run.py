@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import requests
 
+from llamatest import deadlines
 from llamatest.fuzz.mutate import Mutation, Mutator
 from llamatest.http.session import read_within
 from llamatest.neterrors import failure_kind
@@ -119,12 +120,14 @@ class FuzzSummary:
         return any(text in (outcome.message or "") for text in self.documented_5xx)
 
 
-def fuzz(url: str, body: dict, count: int = 500, seed: int = 1, max_seconds: float = 60.0, timeout: float = 10.0,
+def fuzz(url: str, body: dict, count: int = 500, seed: int = 1, max_seconds: float = 60.0, timeout: float | None = None,
          documented_5xx=(), server: str | None = None, mutator: Mutator | None = None,
          headers: dict | None = None) -> FuzzSummary:
     """POSTs ``count`` mutations of ``body`` to ``url`` (loopback only) and returns the summary; ``headers`` (an
-    external server's key) go with every request."""
+    external server's key) go with every request; ``timeout`` (each request's, default the ``exchange``
+    deadline) is fixed when the run starts."""
     check_loopback(url)
+    timeout = deadlines.or_default(timeout, "exchange")
     if count < 0 or max_seconds <= 0 or timeout <= 0:
         raise ValueError("count must be at least 0, max_seconds and timeout above 0")
     summary = FuzzSummary(url=url, seed=seed, count=count, max_seconds=float(max_seconds), timeout=float(timeout),

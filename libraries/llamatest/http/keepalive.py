@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from llamatest import deadlines
 from llamatest.http.exchanges import Exchange, json_documents, recent, register
 from llamatest.http.response import Response, path_of
 from llamatest.report.exchange import exchange_html, record_html
@@ -165,7 +166,7 @@ def read_response(conn: _Conn, method: str, url: str, started: float) -> Respons
 
 
 def two_requests(base_url: str, first: tuple[str, str, object], second: tuple[str, str, object] = ("GET", "/health",
-                 None), *, timeout: float = 10.0, headers: dict | None = None) -> Reuse:
+                 None), *, timeout: float | None = None, headers: dict | None = None) -> Reuse:
     """Sends ``first`` (method, path, body), reads its whole answer, then at once sends ``second`` on the same
     connection and reads its answer. ``timeout`` covers everything; ``headers`` go with both (an external
     server's key: they are not logged).
@@ -174,6 +175,7 @@ def two_requests(base_url: str, first: tuple[str, str, object], second: tuple[st
     deadline). The second request's fate is in the result: ``second`` is its answer, or ``None`` with
     ``error`` saying what happened and ``closed_after_s`` when the server closed the connection.
     """
+    timeout = deadlines.or_default(timeout, "exchange")
     deadline = time.monotonic() + timeout
     parts = urlsplit(base_url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80

@@ -7,7 +7,7 @@ import threading
 
 from aiohttp import web
 
-DEADLINE_S = 10.0
+from llamatest import deadlines
 
 
 class LoopbackApp:
@@ -18,12 +18,13 @@ class LoopbackApp:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=name, daemon=True)
         self._thread.start()
-        self._runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=1)
+        self._runner = web.AppRunner(app, handler_cancellation=True,
+                                     shutdown_timeout=deadlines.deadline("fixture_shutdown"))
         self.url = self.call(self._start())
 
     def call(self, coro):
-        """Runs ``coro`` on the server's loop and returns its result (bounded by `DEADLINE_S`)."""
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout=DEADLINE_S)
+        """Runs ``coro`` on the server's loop and returns its result (bounded by the ``fixture`` deadline)."""
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout=deadlines.deadline("fixture"))
 
     async def _start(self) -> str:
         await self._runner.setup()
@@ -36,4 +37,4 @@ class LoopbackApp:
             self.call(self._runner.cleanup())
             self._runner = None
         self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=DEADLINE_S)
+        self._thread.join(timeout=deadlines.deadline("fixture"))

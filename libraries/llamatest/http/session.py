@@ -29,14 +29,13 @@ import requests
 from requests.adapters import HTTPAdapter
 from robot.api import logger
 
-from llamatest import machine
+from llamatest import deadlines
 from llamatest.http.exchanges import Exchange, json_documents, label, register, with_label
 from llamatest.http.explain import status_mismatch
 from llamatest.http.response import path_of
 from llamatest.neterrors import failure_kind
 from llamatest.report.exchange import exchange_html, failed_exchange_html, request_html
 
-DEFAULT_TIMEOUT = 30.0
 # urllib3 would add two DEBUG lines to the log per request ("Starting new HTTP connection", the status
 # line), for every readiness poll too; the exchange block says all of it.
 logging.getLogger("urllib3").setLevel(logging.WARNING)
@@ -57,12 +56,12 @@ class StatusMismatch(AssertionError):
 class DeadlineAdapter(HTTPAdapter):
     """A transport adapter that reads the whole body within the request's timeout and logs the exchange."""
 
-    def __init__(self, default_timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, default_timeout: float | None = None):
         super().__init__(max_retries=0)  # a test must see the first failure, not a retried one
-        self.default_timeout = float(default_timeout)
+        self.default_timeout = default_timeout  # None: the "exchange" deadline, scaled at each request
 
     def send(self, request, stream=False, timeout=None, **kwargs):
-        deadline = total_timeout(timeout, self.default_timeout)
+        deadline = total_timeout(timeout, deadlines.or_default(self.default_timeout, "exchange"))
         # One connection per exchange: llama-server (after a stream, or a router's proxied answer) may close a
         # connection it offered to keep alive, and a request sent on it meanwhile would be reset.
         request.headers["Connection"] = "close"
@@ -124,17 +123,11 @@ def describe_failure(where: str, url: str, exc: Exception, deadline: float) -> s
     }.get(failure_kind(exc), f"{where}: connection failed ({url}): {type(exc).__name__}")
 
 
-def mount(session: requests.Session, timeout: float = DEFAULT_TIMEOUT) -> requests.Session:
+def mount(session: requests.Session, timeout: float | None = None) -> requests.Session:
     adapter = DeadlineAdapter(timeout)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session
-
-
-def session_timeout(timeout: float | None = None) -> float:
-    """A session's exchange deadline: ``timeout``, or without it ``DEFAULT_TIMEOUT`` scaled by what the machine
-    can give now (`machine.deadline_factor`: 1 on a quiet machine, more while other processes hold cores)."""
-    return round(DEFAULT_TIMEOUT * machine.deadline_factor(), 1) if timeout is None else timeout
 
 
 def explained_status(resp: requests.Response, expected_status, msg: str | None = None) -> str:

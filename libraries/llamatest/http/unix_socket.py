@@ -11,6 +11,7 @@ import socket
 import time
 from urllib.parse import quote
 
+from llamatest import deadlines
 from llamatest.http.response import Response
 
 
@@ -26,14 +27,14 @@ class _UnixConnection(http.client.HTTPConnection):
 
 
 def request(path: str, method: str, url_path: str, body=None, headers: dict | None = None,
-            timeout: float = 30.0) -> Response:
+            timeout: float | None = None) -> Response:
     """Sends ``method url_path`` (a dict or list ``body`` as JSON) to the server listening on ``path``."""
     headers = dict(headers or {})
     payload = None
     if body is not None:
         payload = json.dumps(body).encode() if isinstance(body, (dict, list)) else str(body).encode()
         headers.setdefault("Content-Type", "application/json")
-    connection = _UnixConnection(path, timeout)
+    connection = _UnixConnection(path, deadlines.or_default(timeout, "exchange"))
     started = time.monotonic()
     try:
         connection.request(method, url_path, body=payload, headers=headers)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from llamatest import deadlines
 from llamatest.load.metrics import request_metrics, server_block
 from llamatest.load.profiles import Profile
 from llamatest.load.record import RequestRecord, RunRecord
@@ -26,7 +27,6 @@ from llamatest.load.validity import _flag
 
 # Routes whose stream ends with [DONE] (the Responses and Anthropic streams end with their own events).
 DONE_ROUTES = ("/v1/chat/completions", "/v1/completions")
-REPLAY_TIMEOUT_S = 600.0  # the whole replay: it is bounded by its request count, this is a backstop
 TEXT_CHARS = 2000  # each text reported in a mismatch is cut to this
 
 
@@ -64,7 +64,8 @@ def answer_check(target, run: RunRecord, body_for: Callable[[int], dict], k: int
     if why:
         out["skipped"] = why
         return out
-    profile = Profile("synchronous", max_requests=len(chosen), duration_s=REPLAY_TIMEOUT_S, drain_timeout_s=0)
+    profile = Profile("synchronous", max_requests=len(chosen), duration_s=deadlines.deadline("replay"),
+                      drain_timeout_s=0)
     alone = run_load_sync(replace(target, keep_text=True), profile, lambda j: body_for(chosen[j].index),
                           telemetry=False)
     for original, again in zip(chosen, alone.requests, strict=False):

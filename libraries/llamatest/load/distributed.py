@@ -30,15 +30,12 @@ import tempfile
 import time
 from typing import Any
 
+from llamatest import deadlines
 from llamatest.load.record import RequestRecord, RunRecord
 
 START_LEAD_S = 1.0  # the barrier: workers start this long after the driver sends the start time
 CLOCK_ROUNDS = 8  # round trips per worker for the clock offset
-ACTOR_READY_TIMEOUT_S = 60.0  # a worker process must answer its first call within this
-RUN_MARGIN_S = 30.0  # added to the profile's own bound before the driver gives up on a worker
 LOCAL_OBJECT_STORE_BYTES = 100 * 1024 * 1024  # the run ships only event logs: keep the local instance small
-LOCAL_EXIT_GRACE_S = 5.0  # after ray.shutdown(), how long the local instance's processes get to exit by themselves
-LOCAL_TERM_GRACE_S = 2.0  # then SIGTERM, and after this long SIGKILL
 LOCAL_TEMP_DIR = "llamatest-ray"  # under the system temp directory (Ray's own default is <temp>/ray)
 _AUTH_SETUP_LOGGER = "ray._private.authentication.authentication_token_setup"
 
@@ -115,7 +112,7 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
     except DistributedError:
         if address is None:  # a local start that failed half-way may have left its first processes
             local.collect(None)
-            local.stop(grace_s=1.0)
+            local.stop(grace_s=deadlines.deadline("ray_term"))
         raise
     if started_here:
         local.collect(_session_dir(ray))
@@ -123,10 +120,10 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
     try:
         actor_class = ray.remote(num_cpus=1)(LoadWorker)
         actors = [actor_class.remote(i) for i in range(workers)]
-        hellos = _get(ray, [a.hello.remote() for a in actors], ACTOR_READY_TIMEOUT_S, "start",
+        hellos = _get(ray, [a.hello.remote() for a in actors], deadlines.deadline("ray_actor"), "start",
                       hint=f" (each worker needs 1 free CPU in the Ray cluster: {workers} in all)")
         clocks = [_clock_offset(ray, a) for a in actors]
-        bound = START_LEAD_S + _run_bound_s(target, profile) + RUN_MARGIN_S
+        bound = START_LEAD_S + _run_bound_s(target, profile) + deadlines.deadline("ray_margin")
         start_wall = time.time() + START_LEAD_S
         driver_wall, driver_perf = time.time(), time.perf_counter()
         refs = [a.run.remote(target, shard, ShardBodies(body_for, i, workers), start_wall=start_wall,
@@ -260,7 +257,7 @@ def _clock_offset(ray, actor) -> tuple[float, float]:
     best: tuple[float, float] | None = None
     for _ in range(CLOCK_ROUNDS):
         sent = time.time()
-        remote = _get(ray, actor.clock.remote(), ACTOR_READY_TIMEOUT_S, "read a worker's clock")
+        remote = _get(ray, actor.clock.remote(), deadlines.deadline("ray_actor"), "read a worker's clock")
         received = time.time()
         rtt = received - sent
         if best is None or rtt < 2 * best[1]:
@@ -379,8 +376,10 @@ class _RayProcesses:
                 if p.pid != self._me.pid and any(session_dir in part for part in p.info["cmdline"] or ()):
                     self.processes.setdefault(p.pid, p)
 
-    def stop(self, grace_s: float = LOCAL_EXIT_GRACE_S, term_s: float = LOCAL_TERM_GRACE_S) -> None:
-        """Waits ``grace_s`` for the processes to exit, then SIGTERMs the rest, then SIGKILLs."""
+    def stop(self, grace_s: float | None = None, term_s: float | None = None) -> None:
+        """Waits ``grace_s`` for the processes to exit, then SIGTERMs the rest, then SIGKILLs (defaults: the
+        ``ray_exit`` and ``ray_term`` deadlines)."""
+        grace_s, term_s = deadlines.or_default(grace_s, "ray_exit"), deadlines.or_default(term_s, "ray_term")
         psutil = self._psutil
         _, alive = psutil.wait_procs(list(self.processes.values()), timeout=grace_s)
         if not alive:

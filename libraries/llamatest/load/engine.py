@@ -49,6 +49,7 @@ import aiohttp
 from aiohttp.client_proto import ResponseHandler
 from aiohttp.streams import EMPTY_PAYLOAD
 
+from llamatest import deadlines
 from llamatest.http import prometheus
 from llamatest.load import routes
 from llamatest.load.classify import FINISH_OUTCOMES, classify_data, generated_text
@@ -569,7 +570,7 @@ async def scrape(session: aiohttp.ClientSession, target: Target, t: float, want:
     ``"errors"`` when a scrape failed. An endpoint that answers 501/404 (not enabled) is not asked again."""
     sample: dict[str, Any] = {"t": t, "metrics": None, "slots": None}
     errors = []
-    timeout = aiohttp.ClientTimeout(total=2.0)
+    timeout = aiohttp.ClientTimeout(total=deadlines.deadline("telemetry"))
     for name, parse in _SCRAPED.items():
         if not want.get(name, True):
             continue

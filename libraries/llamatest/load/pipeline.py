@@ -21,15 +21,13 @@ from typing import Any
 
 import requests
 
-from llamatest import machine
+from llamatest import deadlines, machine
 from llamatest.load import answers, datasets, metrics, results, soak, sweep, trials, workload_metrics
 from llamatest.load.engine import Target, run_load_sync
 from llamatest.load.history import History
 from llamatest.load.profiles import Profile
 from llamatest.load.record import RunRecord
 from llamatest.load.summary import summarize
-
-PROPS_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -177,7 +175,7 @@ class Plan:
 
 def server_identity(base_url: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
     """Build, model and slots of the server under load, from its own ``/props`` (works for external servers)."""
-    resp = requests.get(f"{base_url}/props", headers=headers or {}, timeout=PROPS_TIMEOUT_S)
+    resp = requests.get(f"{base_url}/props", headers=headers or {}, timeout=deadlines.deadline("load_probe"))
     resp.raise_for_status()
     props = resp.json()
     model_path = str(props.get("model_path", ""))

@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from llamatest import deadlines
+
 KINDS = ("synchronous", "concurrency", "rate", "ramp")
 ARRIVALS = ("constant", "poisson", "gamma")
 RAMP_SHAPES = ("step", "linear")
@@ -48,7 +50,7 @@ class Profile:
     max_requests: int | None = None
     warmup_s: float = 0.0
     warmup_requests: int = 0
-    drain_timeout_s: float = 30.0
+    drain_timeout_s: float | None = None  # None: the "drain" deadline, fixed when the profile is made
     max_in_flight: int | None = None
     seed: int = 0
     ramp_shape: str = "step"
@@ -56,6 +58,7 @@ class Profile:
     workers: int = 1
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "drain_timeout_s", deadlines.or_default(self.drain_timeout_s, "drain"))
         if isinstance(self.ramp, list) or any(isinstance(p, list) for p in self.ramp):
             object.__setattr__(self, "ramp", tuple(tuple(p) for p in self.ramp))
         _validate(self)

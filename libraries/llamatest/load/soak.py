@@ -28,6 +28,7 @@ import psutil
 import requests
 from scipy import stats
 
+from llamatest import deadlines
 from llamatest.load.record import RunRecord
 
 SAMPLE_INTERVAL_S = 1.0
@@ -181,7 +182,7 @@ def wait_slots_idle(base_url: str, headers: dict, within_s: float) -> float | No
 
 
 def mass_disconnect(target, body_for: Callable[[int], dict], *, streams: int, idle_within_s: float,
-                    after_events: int = 3, followup: int = 4, timeout_s: float = 120.0) -> dict[str, Any]:
+                    after_events: int = 3, followup: int = 4, timeout_s: float | None = None) -> dict[str, Any]:
     """Opens ``streams`` answers, hangs up half of them at once after ``after_events`` events, lets the rest end
     (``open_after_cut_s``); then measures how long until every slot is idle (``idle_after_s``, from the end of the
     last answer: no request is open any more; None beyond ``idle_within_s``) and sends ``followup`` requests one
@@ -191,6 +192,7 @@ def mass_disconnect(target, body_for: Callable[[int], dict], *, streams: int, id
 
     if streams < 2:
         raise ValueError(f"streams must be >= 2 (half of them hang up); got {streams}")
+    timeout_s = deadlines.or_default(timeout_s, "mass_disconnect")
     out = asyncio.run(_disconnect(target, [body_for(i) for i in range(streams)], after_events, timeout_s))
     idle = wait_slots_idle(target.base_url, target.headers, idle_within_s)
     out["idle_after_s"] = None if idle is None else round(idle, 3)

@@ -8,14 +8,16 @@ import importlib.util
 import json
 import socket
 import threading
+import time
 
 import uvicorn
 
+from llamatest import deadlines
 from llamatest.streaming.sse import data_lines
 
 from .config import SERVERS
 
-STOP_S = 10.0
+POLL_S = 0.05  # between two looks at whether uvicorn has started
 
 
 def _echo_server():
@@ -63,16 +65,16 @@ class HttpMcpServer:
         return self.url
 
     def _wait_started(self) -> None:
-        self._thread.join(0.05)
-        for _ in range(200):
-            if self._server.started:
-                return
-            self._thread.join(0.05)
-        raise RuntimeError(f"the HTTP MCP server did not start within 10 s ({self.url})")
+        seconds = deadlines.deadline("fixture")
+        end = time.monotonic() + seconds
+        while not self._server.started and time.monotonic() < end:
+            self._thread.join(POLL_S)
+        if not self._server.started:
+            raise RuntimeError(f"the HTTP MCP server did not start within {seconds:g} s ({self.url})")
 
     def stop(self) -> None:
         """Stops serving and joins the thread (bounded)."""
         if self._server is not None:
             self._server.should_exit = True
-            self._thread.join(STOP_S)
+            self._thread.join(deadlines.deadline("mcp_stop"))
             self._server = None

@@ -5,7 +5,7 @@ sweep ends any that a failed test left (each fixture also ends itself when its p
 
 import psutil
 
-WAIT_S = 5.0
+from llamatest import deadlines
 
 
 def fixture_processes(marker: str) -> list[psutil.Process]:
@@ -29,12 +29,13 @@ def describe(processes: list[psutil.Process]) -> str:
     return ", ".join(parts)
 
 
-def end_processes(processes: list[psutil.Process], wait: float = WAIT_S) -> list[psutil.Process]:
-    """SIGKILLs ``processes`` and waits up to ``wait`` seconds; returns those still alive."""
+def end_processes(processes: list[psutil.Process], wait: float | None = None) -> list[psutil.Process]:
+    """SIGKILLs ``processes`` and waits up to ``wait`` seconds (default: the ``kill`` deadline); returns those
+    still alive."""
     for proc in processes:
         try:
             proc.kill()
         except psutil.NoSuchProcess:
             pass
-    _, alive = psutil.wait_procs(processes, timeout=wait)
+    _, alive = psutil.wait_procs(processes, timeout=deadlines.or_default(wait, "kill"))
     return alive

@@ -5,14 +5,14 @@ README-dev states how a tool and a result map onto ``/tools``: each tool becomes
 of type ``mcp`` with its description and input schema as an OpenAI function, and a result's text
 parts are joined into ``plain_text_response`` (``error`` when the result is an error)."""
 
+import contextlib
 import os
 
 import anyio
 from mcp.client.stdio import stdio_client
 
+from llamatest import deadlines
 from mcp import Client, StdioServerParameters
-
-DEADLINE_S = 30.0
 
 
 def _stdio(command: list[str], errlog):
@@ -20,15 +20,26 @@ def _stdio(command: list[str], errlog):
     return stdio_client(StdioServerParameters(command=command[0], args=command[1:]), errlog=errlog)
 
 
+@contextlib.contextmanager
+def _within(what: str):
+    """The ``mcp_call`` deadline on a whole client session, missed in the words every deadline uses."""
+    seconds = deadlines.deadline("mcp_call")
+    try:
+        with anyio.fail_after(seconds):
+            yield
+    except TimeoutError:
+        raise AssertionError(f"the mcp SDK's client, {what}: no complete answer within {seconds:g} s") from None
+
+
 async def _list(command: list[str] | None = None, url: str | None = None) -> list[dict]:
-    with open(os.devnull, "w") as errlog, anyio.fail_after(DEADLINE_S):
+    with open(os.devnull, "w") as errlog, _within("listing the tools"):
         async with Client(url or _stdio(command, errlog)) as client:
             result = await client.list_tools()
     return [tool.model_dump(by_alias=True, exclude_none=True) for tool in result.tools]
 
 
 async def _call(command: list[str], tool: str, arguments: dict) -> dict:
-    with open(os.devnull, "w") as errlog, anyio.fail_after(DEADLINE_S):
+    with open(os.devnull, "w") as errlog, _within(f"calling {tool}"):
         async with Client(_stdio(command, errlog)) as client:
             result = await client.call_tool(tool, arguments)
     return result.model_dump(by_alias=True, exclude_none=True)

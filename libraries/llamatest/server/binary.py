@@ -8,6 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from llamatest import deadlines
 from llamatest.server import builds
 from llamatest.settings import ENV_SERVER_BIN
 
@@ -56,19 +57,19 @@ def server_build(binary: Path | None = None) -> str | None:
     return builds.binary_version(binary) or builds.version_from_output(server_version(binary))
 
 
-def server_version(binary: Path | None = None, timeout: float = 20.0) -> str:
+def server_version(binary: Path | None = None) -> str:
     """`llama-server --version` as one line, e.g. 'version: 7000 (abc1234) built with GNU 12.2.0'.
 
     Asked once per binary file (path and modification time), however many servers describe it.
     """
     binary = binary or server_binary()
-    return _version(str(binary), binary.stat().st_mtime_ns, timeout)
+    return _version(str(binary), binary.stat().st_mtime_ns)
 
 
 @functools.lru_cache(maxsize=8)
-def _version(binary: str, _mtime_ns: int, timeout: float) -> str:
+def _version(binary: str, _mtime_ns: int) -> str:
     proc = subprocess.run([binary, "--version"], capture_output=True, text=True,
-                          timeout=timeout, check=False)
+                          timeout=deadlines.deadline("command"), check=False)
     lines = (proc.stdout + proc.stderr).splitlines()
     version = next((ln for ln in lines if ln.startswith("version:")), None)
     built = next((ln for ln in lines if ln.startswith("built with")), "")

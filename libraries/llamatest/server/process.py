@@ -21,6 +21,7 @@ from pathlib import Path
 import psutil
 import requests
 
+from llamatest import deadlines
 from llamatest.neterrors import is_refused
 from llamatest.server import registry
 from llamatest.server.binary import server_binary, server_version
@@ -31,10 +32,8 @@ from llamatest.textutil import join_url
 HOST = "127.0.0.1"
 BIND_ERRORS = ("couldn't bind", "address already in use")
 POLL_S = 0.02  # between two /health requests: a tiny model is ready in ~0.1 s
-HEALTH_REQUEST_S = 1.0  # one /health request; /health never computes anything
 LOG_TAIL_LINES = 30
 TAIL_BYTES = 128 * 1024
-FAILED_START_GRACE = 5.0
 PORT_TAKEN = ("warn", "expected")
 LLAMA_ARG_PREFIX = "LLAMA_ARG_"  # llama-server reads its flags from these environment variables too
 
@@ -173,7 +172,7 @@ def wait_healthy(url: str, timeout: float, server: Server | None = None) -> None
         if server is not None:
             _fail_if_exited(server)
         try:
-            resp = requests.get(join_url(url, "/health"), timeout=HEALTH_REQUEST_S)
+            resp = requests.get(join_url(url, "/health"), timeout=deadlines.deadline("health_poll"))
             if resp.status_code == 200 and (server is None or listens_on_port(server)):
                 return
             last = f"HTTP {resp.status_code} {resp.text[:200]}"
@@ -199,9 +198,9 @@ def _log_tail_text(server: Server) -> str:
     return f"; last lines of {server.log.name}:\n{tail(server.log, LOG_TAIL_LINES)}"
 
 
-def server_props(url: str, timeout: float = 10.0, headers: dict | None = None) -> dict:
+def server_props(url: str, timeout: float | None = None, headers: dict | None = None) -> dict:
     """The server's ``GET /props`` answer (``headers``: an external server's key)."""
-    resp = requests.get(join_url(url, "/props"), headers=headers or {}, timeout=timeout)
+    resp = requests.get(join_url(url, "/props"), headers=headers or {}, timeout=deadlines.or_default(timeout, "probe"))
     resp.raise_for_status()
     return resp.json()
 
@@ -305,13 +304,14 @@ class ServerPool:
 
     # ----- start -----
     def start(self, model: str | Path | Callable[[], str | Path] | None, flags=(), *, alias: str, output_dir: Path,
-              port: int = 0, port_taken: str = "warn", timeout: float = 60.0, attempts: int = 3,
+              port: int = 0, port_taken: str = "warn", timeout: float | None = None, attempts: int = 3,
               external_ok: bool = False, env: dict | None = None, suite: str | None = None,
               preset: Preset | None = None) -> Server:
         """Starts a server and waits until it is ready; uses ``$LLAMA_SERVER_URL`` when ``external_ok``.
 
         ``model`` may be a callable, called only for a local start (an external server needs
-        no model file); None starts it without ``--model`` (router mode). ``timeout`` bounds each
+        no model file); None starts it without ``--model`` (router mode). ``timeout`` (default: the
+        ``server_start`` deadline) bounds each
         attempt; an attempt that fails because the port was taken is retried on another free port,
         up to ``attempts`` times. Any other early exit fails at once with the tail of the server's
         log. ``preset`` is only recorded on the server.
@@ -320,6 +320,7 @@ class ServerPool:
             raise AssertionError(f"a server with alias '{alias}' is already running at "
                                  f"{self._servers[alias].url}: stop it first or use another alias")
         external = os.environ.get(ENV_SERVER_URL)
+        timeout = deadlines.or_default(timeout, "server_start")
         if external_ok and external:
             server = self.use_external(external.rstrip("/"), alias=alias, timeout=timeout, suite=suite)
             server.preset = preset
@@ -338,7 +339,7 @@ class ServerPool:
             try:
                 wait_healthy(server.url + api_prefix(flags), timeout, server)
             except StartFailed as failure:
-                stop_servers([server], FAILED_START_GRACE)
+                stop_servers([server], deadlines.deadline("failed_start"))
                 tried.append((chosen, failure.summary))
                 if not failure.bind_error:
                     raise StartFailed(f"llama-server '{alias}' failed to start: {failure}") from None
@@ -352,11 +353,11 @@ class ServerPool:
         report = "\n".join(f"port {p}: {outcome}" for p, outcome in tried)
         raise StartFailed(f"llama-server '{alias}' could not bind a port in {attempts} attempts:\n{report}")
 
-    def use_external(self, url: str, *, alias: str, timeout: float = 60.0, suite: str | None = None) -> Server:
+    def use_external(self, url: str, *, alias: str, timeout: float | None = None, suite: str | None = None) -> Server:
         """Uses the running server at ``url`` under ``alias``; it is never stopped from here."""
         fix = f"start it, or unset {ENV_SERVER_URL} so that the suite starts its own server"
         try:
-            wait_healthy(url, timeout)
+            wait_healthy(url, deadlines.or_default(timeout, "server_start"))
         except StartFailed as failure:
             if failure.summary == "connection refused":
                 raise AssertionError(f"external server {ENV_SERVER_URL}={url}: connection refused, "
@@ -367,28 +368,29 @@ class ServerPool:
         return server
 
     # ----- stop -----
-    def stop(self, alias: str, grace: float = 10.0) -> int | None:
+    def stop(self, alias: str, grace: float | None = None) -> int | None:
         """Stops ``alias`` and returns its exit code; None for an external or unknown alias."""
         return self.stop_many([alias], grace).get(alias)
 
-    def stop_many(self, aliases: list[str], grace: float = 10.0) -> dict[str, int | None]:
+    def stop_many(self, aliases: list[str], grace: float | None = None) -> dict[str, int | None]:
         servers = [self._servers.pop(a) for a in aliases if a in self._servers]
-        return stop_servers(servers, grace)
+        return stop_servers(servers, deadlines.or_default(grace, "server_stop"))
 
-    def stop_suite(self, suite: str | None, grace: float = 10.0) -> dict[str, int | None]:
+    def stop_suite(self, suite: str | None, grace: float | None = None) -> dict[str, int | None]:
         return self.stop_many(self.aliases(suite), grace) if suite is not None else {}
 
-    def stop_all(self, grace: float = 10.0) -> dict[str, int | None]:
+    def stop_all(self, grace: float | None = None) -> dict[str, int | None]:
         return self.stop_many(self.aliases(), grace)
 
     def kill(self, alias: str) -> int:
         """SIGKILL to the server process only (a crash); the server stays known until stopped."""
         server = self.local(alias)
         server.proc.kill()
-        return server.proc.wait(timeout=registry.KILL_WAIT_S)
+        return server.proc.wait(timeout=deadlines.deadline("kill"))
 
-    def wait_exit(self, alias: str, timeout: float = 10.0) -> int:
+    def wait_exit(self, alias: str, timeout: float | None = None) -> int:
         server = self.local(alias)
+        timeout = deadlines.or_default(timeout, "server_exit")
         try:
             return server.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import psutil
 
+from llamatest import deadlines
 from llamatest.settings import pid_dir
 
 PR_SET_PDEATHSIG = 1
-KILL_WAIT_S = 5.0  # after SIGKILL: the kernel ends the process at once; only a stuck D-state one waits
 
 
 def registry_dir() -> Path:
@@ -57,16 +57,17 @@ def is_same_process(pid: int, create_time: float | None) -> bool:
     return create_time is not None and _create_time(pid) == create_time
 
 
-def kill_tree(pid: int, create_time: float | None = None, grace: float = 5.0) -> int | None:
+def kill_tree(pid: int, create_time: float | None = None, grace: float | None = None) -> int | None:
     """SIGTERM the process and its children, SIGKILL survivors after `grace` s; see `kill_trees`."""
     return kill_trees([(pid, create_time)], grace)[pid]
 
 
-def kill_trees(targets: list[tuple[int, float | None]], grace: float = 5.0) -> dict[int, int | None]:
+def kill_trees(targets: list[tuple[int, float | None]], grace: float | None = None) -> dict[int, int | None]:
     """SIGTERM every (pid, create_time) process and its children, SIGKILL survivors after `grace` s.
 
     All trees share one grace, so stopping many servers takes no longer than stopping one:
-    at most `grace` + KILL_WAIT_S seconds. Returns pid -> exit code. The exit code can only be
+    at most `grace` (default: the ``failed_start`` deadline) + the ``kill``
+    deadline. Returns pid -> exit code. The exit code can only be
     collected for a child of this process: then it is the one place that reaps it, so the caller
     must not wait for it again (a Popen would report 0). A process ended by a signal is reported
     as the negative signal number, like Popen (-15, -9); None when unknown (not our child, a pid
@@ -85,9 +86,9 @@ def kill_trees(targets: list[tuple[int, float | None]], grace: float = 5.0) -> d
             continue
         roots[pid] = root
     _signal_all(procs, psutil.Process.terminate)
-    _, alive = psutil.wait_procs(procs, timeout=grace)
+    _, alive = psutil.wait_procs(procs, timeout=deadlines.or_default(grace, "failed_start"))
     _signal_all(alive, psutil.Process.kill)
-    psutil.wait_procs(alive, timeout=KILL_WAIT_S)
+    psutil.wait_procs(alive, timeout=deadlines.deadline("kill"))
     codes: dict[int, int | None] = {pid: None for pid, _ in targets}
     for pid, root in roots.items():
         code = getattr(root, "returncode", None)  # set by wait_procs on the processes that are gone

@@ -16,13 +16,12 @@ from pathlib import Path
 
 import requests
 
-from llamatest import capabilities
+from llamatest import capabilities, deadlines
 from llamatest.settings import ENV_SERVER_URL
 from llamatest.textutil import join_url
 
 ENV_API_KEY = "LLAMATEST_API_KEY"
 ENV_ALSO_MANAGED = "LLAMATEST_ALSO_MANAGED"
-CHECK_TIMEOUT_S = 5.0
 LLAMA_SERVER_PROPS = ("build_info", "default_generation_settings")
 
 _suite_needs: dict[str, set[str]] = {}  # suite full name -> the needs of its tests' tags (the listener's)
@@ -91,7 +90,7 @@ def choose(suite_server: bool, needs: list[str], suite: str | None) -> capabilit
     return external if capabilities.missing(external, wanted) is None else None
 
 
-def check_external(url: str, key: str, timeout: float = CHECK_TIMEOUT_S) -> None:
+def check_external(url: str, key: str, timeout: float | None = None) -> None:
     """Raises ValueError with one line when ``url`` (already answering /health) is not a usable llama-server.
 
     A key the server refuses (401 on ``GET /v1/models``, which needs it), a server that wants a key
@@ -99,6 +98,7 @@ def check_external(url: str, key: str, timeout: float = CHECK_TIMEOUT_S) -> None
     """
     headers = auth_headers(key)
     try:
+        timeout = deadlines.or_default(timeout, "probe")
         models = requests.get(join_url(url, "/v1/models"), headers=headers, timeout=timeout)
         props = requests.get(join_url(url, "/props"), headers=headers, timeout=timeout)
     except requests.RequestException as exc:

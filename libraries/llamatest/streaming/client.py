@@ -8,6 +8,7 @@ from typing import Any
 
 import aiohttp
 
+from llamatest import deadlines
 from llamatest.streaming.result import StreamEvent, StreamResult
 from llamatest.streaming.sse import SSEComment, SSEEvent, SSEParser, is_done
 from llamatest.textutil import parse_json
@@ -24,12 +25,13 @@ def client_session(force_close: bool = False) -> aiohttp.ClientSession:
 
 
 async def stream_one(session: aiohttp.ClientSession, url: str, body: Any, headers: dict | None = None,
-                     deadline_s: float = 30.0, method: str = "POST") -> StreamResult:
+                     deadline_s: float | None = None, method: str = "POST") -> StreamResult:
     """Sends ``body`` as JSON and records the answer, an event stream or a plain body.
 
-    ``deadline_s`` covers connect, headers and the whole body. Never raises for timeouts or
-    transport errors: they go to ``error``, so concurrent requests keep their own results.
+    ``deadline_s`` (default: the ``stream`` deadline) covers connect, headers and the whole body. Never raises
+    for timeouts or transport errors: they go to ``error``, so concurrent requests keep their own results.
     """
+    deadline_s = deadlines.or_default(deadline_s, "stream")
     r = StreamResult(url=url, method=method, request_body=body, t0=time.perf_counter())
 
     def now() -> float:
