@@ -86,6 +86,9 @@ Environment variables:
                        its path and sha256 go into the run's metadata
   {settings.ENV_CACHE:<20} the model and wheel cache (default ~/.cache/llamatest)
   {settings.ENV_LOAD_HISTORY:<20} earlier load runs and baselines (default results/load-history)
+  {settings.ENV_DEADLINE_SCALE:<20} a factor on every deadline (default 1; e.g. 3 for a sanitizer build)
+  {settings.ENV_BUSY_CORES:<20} cores other processes may use before a missed deadline is not judged
+                       (default 0.25)
   {bootstrap.ENV_VENV:<20} the virtual environment (default .venv in the repository)
 
 Every other option goes to robot, after robot.args (--outputdir results, the listeners, ...) and

@@ -18,6 +18,8 @@ caller's and is used as given. Every other wait in ``libraries/`` takes its figu
 
 from __future__ import annotations
 
+import time
+
 from llamatest.settings import deadline_scale
 
 # Seconds on a quiet machine, by what is waited for.
@@ -70,11 +72,22 @@ def scaled(seconds: float) -> float:
 
 
 def _machine_factor() -> float:
+    now = time.monotonic()
+    if now - _factor[0] >= FACTOR_TTL_S:  # the sampler reads the machine once a second: so does this
+        _factor[:] = [now, _read_machine_factor()]
+    return _factor[1]
+
+
+def _read_machine_factor() -> float:
     try:  # psutil is not there yet while run.py sets up the venv (bootstrap imports this, stdlib only)
         from llamatest import machine
     except ImportError:
         return 1.0
     return machine.deadline_factor()
+
+
+FACTOR_TTL_S = 1.0
+_factor: list[float] = [float("-inf"), 1.0]  # when it was read, the factor
 
 
 def deadline(name: str) -> float:
@@ -87,4 +100,3 @@ def deadline(name: str) -> float:
 def or_default(timeout: float | None, name: str) -> float:
     """A caller's own ``timeout`` as given, or without one the deadline ``name``."""
     return deadline(name) if timeout is None else float(timeout)
-
