@@ -11,6 +11,7 @@ from robot.api.deco import keyword, library
 from robot.api.types import Secret
 
 from llamatest import capabilities as _capabilities
+from llamatest import workdir as _workdir
 from llamatest.models.catalog import resolve_model
 from llamatest.report import html as _htmllog
 from llamatest.server import flags as _flags
@@ -80,7 +81,16 @@ class LlamaServerLibrary:
 
     = Server logs =
     Each server writes ``server-ALIAS-PORT.srvlog`` in the output directory, linked from log.html.
-    Its first line is the command line (``$ ...``), quoted so that it can be pasted into a shell.
+    Its first line is the command line (``$ ...``), quoted so that it can be pasted into a shell; the
+    second names the server's working folder (``# cwd: ...``).
+
+    = Working folders =
+    A server never runs in the folder robot runs in (the checkout): each one starts in a new folder of
+    the system's temporary folder (``llamatest-server-ALIAS-PORT-...``), removed when it is stopped, so
+    that nothing it, its MCP servers or its built-in tools write relative to their working folder lands
+    in the user's work tree. The binary, the model and the paths of path flags (``--media-path``,
+    ``--slot-save-path``, ``--models-dir``, ``--chat-template-file``, ...) are made absolute first. A
+    command a keyword runs with Robot's Process library gets such a folder from `New Working Folder`.
 
     = Example =
     | ${url} =      | Start Preset Server | tiny-2-slots |
@@ -305,6 +315,18 @@ class LlamaServerLibrary:
         if value in self._pool.local(alias).log.read_text(errors="replace"):
             shown = "the secret" if isinstance(text, Secret) else repr(text)
             raise AssertionError(f"server log of '{alias}' contains {shown}")
+
+    @keyword("New Working Folder")
+    def new_working_folder(self, name: str = "process") -> str:
+        """A new empty folder ``llamatest-NAME-...`` of the system's temporary folder (``name``: a command, of
+        which its file name is kept), for a process a keyword starts: ``Run Process    ...    cwd=${folder}``.
+        `Remove Working Folder` removes it. See `Working folders`."""
+        return str(_workdir.create(Path(name).name))
+
+    @keyword("Remove Working Folder")
+    def remove_working_folder(self, folder: str) -> None:
+        """Removes a folder of `New Working Folder` and everything in it; any other folder is left alone."""
+        _workdir.remove(folder)
 
     @keyword("Files Holding Secret")
     def files_holding_secret(self, folder: str, secret: Secret | str) -> list[str]:

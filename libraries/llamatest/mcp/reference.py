@@ -11,13 +11,14 @@ import os
 import anyio
 from mcp.client.stdio import stdio_client
 
-from llamatest import deadlines
+from llamatest import deadlines, workdir
 from mcp import Client, StdioServerParameters
 
 
-def _stdio(command: list[str], errlog):
-    # the child's stderr goes to a real file: Robot's sys.stderr has no file descriptor
-    return stdio_client(StdioServerParameters(command=command[0], args=command[1:]), errlog=errlog)
+def _stdio(command: list[str], errlog, cwd):
+    # the child's stderr goes to a real file: Robot's sys.stderr has no file descriptor; it runs in a folder of
+    # its own (llamatest.workdir), never in the checkout
+    return stdio_client(StdioServerParameters(command=command[0], args=command[1:], cwd=cwd), errlog=errlog)
 
 
 @contextlib.contextmanager
@@ -32,15 +33,15 @@ def _within(what: str):
 
 
 async def _list(command: list[str] | None = None, url: str | None = None) -> list[dict]:
-    with open(os.devnull, "w") as errlog, _within("listing the tools"):
-        async with Client(url or _stdio(command, errlog)) as client:
+    with open(os.devnull, "w") as errlog, workdir.own_folder("mcp-reference") as cwd, _within("listing the tools"):
+        async with Client(url or _stdio(command, errlog, cwd)) as client:
             result = await client.list_tools()
     return [tool.model_dump(by_alias=True, exclude_none=True) for tool in result.tools]
 
 
 async def _call(command: list[str], tool: str, arguments: dict) -> dict:
-    with open(os.devnull, "w") as errlog, _within(f"calling {tool}"):
-        async with Client(_stdio(command, errlog)) as client:
+    with open(os.devnull, "w") as errlog, workdir.own_folder("mcp-reference") as cwd, _within(f"calling {tool}"):
+        async with Client(_stdio(command, errlog, cwd)) as client:
             result = await client.call_tool(tool, arguments)
     return result.model_dump(by_alias=True, exclude_none=True)
 

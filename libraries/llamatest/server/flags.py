@@ -14,6 +14,7 @@ by the context) is computed by ``llamatest.crosscheck``, which compares it with 
 
 from __future__ import annotations
 
+import os
 import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -173,3 +174,54 @@ def _apply_server_rules(values: dict) -> None:
         values["n_ctx"] = values["n_slots"] * values["kv_unified_per_slot"]
     if not values["aliases"] and values["model"] is not None:
         values["aliases"] = [values["model"]]  # the model's name (its path) is its alias
+
+
+# The flags whose value is a file or folder of the machine (common/arg.cpp, the FNAME, FILE, PATH and DIR
+# values a server reads), and those whose value is a comma-separated list of them, with ``:SCALE`` or not.
+PATH_FLAGS = frozenset({
+    "-m", "--model", "-mm", "--mmproj", "-md", "--model-draft", "--spec-draft-model", "--chat-template-file",
+    "--grammar-file", "-jf", "--json-schema-file", "--path", "--ui-config-file", "--webui-config-file",
+    "--mcp-servers-config", "--api-key-file", "--ssl-key-file", "--ssl-cert-file", "--slot-save-path",
+    "--media-path", "--models-dir", "--models-preset", "--log-file", "--log-prompts-dir",
+    "-lcs", "--lookup-cache-static", "-lcd", "--lookup-cache-dynamic",
+})
+PATH_LIST_FLAGS = frozenset({"--lora", "--control-vector"})
+SCALED_PATH_LIST_FLAGS = frozenset({"--lora-scaled", "--control-vector-scaled"})  # FNAME:SCALE,...
+_ALL_PATH_FLAGS = PATH_FLAGS | PATH_LIST_FLAGS | SCALED_PATH_LIST_FLAGS
+
+
+def _absolute_value(flag: str, value: str, base: str) -> str:
+    """The value of the path flag ``flag`` with each relative path in it joined to ``base``."""
+    def absolute(path: str) -> str:
+        return os.path.join(base, path) if path and not os.path.isabs(path) else path
+
+    def absolute_scaled(item: str) -> str:
+        path, colon, scale = item.rpartition(":") if ":" in item else (item, "", "")
+        return absolute(path) + colon + scale
+
+    if flag in PATH_LIST_FLAGS:
+        return ",".join(map(absolute, value.split(",")))
+    if flag in SCALED_PATH_LIST_FLAGS:
+        return ",".join(map(absolute_scaled, value.split(",")))
+    return absolute(value)
+
+
+def with_absolute_paths(args: Iterable[str], base: str | None = None) -> list[str]:
+    """``args`` with every relative file or folder a flag names made absolute against ``base`` (default: this
+    process's working folder), as ``--flag value`` or ``--flag=value``: a server started in a folder of its own
+    (llamatest.workdir) must still find the files its caller named relative to where it runs."""
+    base = base or os.getcwd()
+    result: list[str] = []
+    takes_path = ""  # the path flag whose value comes next
+    for arg in map(str, args):
+        flag, equals, value = arg.partition("=")
+        if takes_path:
+            arg = _absolute_value(takes_path, arg, base)
+            takes_path = ""
+        elif normalized(arg) in _ALL_PATH_FLAGS:
+            takes_path = normalized(arg)
+        elif equals and normalized(flag) in _ALL_PATH_FLAGS:
+            arg = f"{flag}={_absolute_value(normalized(flag), value, base)}"
+        result.append(arg)
+    return result
+

@@ -9,7 +9,6 @@ registry (swept by run.py), PR_SET_PDEATHSIG, and the facade's listener calling
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import socket
 import subprocess
@@ -21,10 +20,11 @@ from pathlib import Path
 import psutil
 import requests
 
-from llamatest import deadlines
+from llamatest import deadlines, workdir
 from llamatest.neterrors import is_refused
 from llamatest.server import registry
 from llamatest.server.binary import server_binary, server_version
+from llamatest.server.flags import with_absolute_paths
 from llamatest.server.presets import Preset
 from llamatest.settings import ENV_SERVER_URL
 from llamatest.textutil import join_url
@@ -111,6 +111,7 @@ class Server:
     preset: Preset | None = None  # the preset it was started from (for an external one: asked for)
     env: dict[str, str] = field(default_factory=dict)  # the LLAMA_ARG_* variables the process was given
     headers: dict[str, str] = field(default_factory=dict, repr=False)  # an external server's key: never logged
+    cwd: Path | None = None  # the process's own working folder (llamatest.workdir), removed when it is stopped
 
     @property
     def external(self) -> bool:
@@ -230,31 +231,40 @@ def spawn(binary: Path, model: str | None, flags, *, alias: str, port: int, outp
           env: dict | None = None, suite: str | None = None) -> Server:
     """Starts the process (not waiting for it), logging to ``server-ALIAS-PORT.srvlog``, and registers it.
 
-    ``model`` None starts it without ``--model`` (router mode).
+    ``model`` None starts it without ``--model`` (router mode). The process runs in a new folder of its own
+    (llamatest.workdir, named on the log's second line), so the binary, the model and every path flag are
+    made absolute first.
     """
-    model_args = [] if model is None else ["--model", str(model)]
-    args = [str(binary), *model_args, "--host", HOST, "--port", str(port), *map(str, flags)]
+    model = None if model is None else str(Path(model).absolute())
+    model_args = [] if model is None else ["--model", model]
+    flags = with_absolute_paths([*model_args, "--host", HOST, "--port", str(port), *flags])
+    args = [str(Path(binary).absolute()), *flags]
     output_dir.mkdir(parents=True, exist_ok=True)
-    log = output_dir / f"server-{re.sub(r'[^A-Za-z0-9_.-]', '_', alias)}-{port}.srvlog"
+    name = f"server-{workdir.file_name_part(alias)}-{port}"
+    log = output_dir / f"{name}.srvlog"
     extra_env = {str(k): str(v) for k, v in (env or {}).items()}
     process_env = {**os.environ, **extra_env}
     # The variables a server inherits (run.py --processes sets LLAMA_ARG_THREADS) are part of how it ran.
     llama_env = {k: v for k, v in process_env.items() if k.startswith(LLAMA_ARG_PREFIX)}
+    cwd = workdir.create(name)
     with open(log, "wb") as log_file:
-        log_file.write(f"$ {shown_environment(llama_env)}{shown_command_line(args)}\n".encode())
+        log_file.write(f"$ {shown_environment(llama_env)}{shown_command_line(args)}\n# cwd: {cwd}\n".encode())
         log_file.flush()
         # A file, never a PIPE: a verbose server would fill the pipe and block.
-        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
-                                start_new_session=True, preexec_fn=registry.die_with_parent,
-                                env=process_env)
+        try:
+            proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
+                                    start_new_session=True, preexec_fn=registry.die_with_parent,
+                                    env=process_env, cwd=cwd)
+        except BaseException:
+            workdir.remove(cwd)
+            raise
     try:
         create_time = psutil.Process(proc.pid).create_time()
     except psutil.Error:  # cannot happen to an unreaped child; be safe anyway
         create_time = None
-    registry.register(proc.pid, port=port, alias=alias, log=str(log))
+    registry.register(proc.pid, port=port, alias=alias, log=str(log), cwd=str(cwd))
     return Server(alias=alias, url=f"http://{HOST}:{port}", port=port, proc=proc, create_time=create_time,
-                  log=log, args=args, model=None if model is None else str(model), suite=suite,
-                  env=llama_env)
+                  log=log, args=args, model=model, suite=suite, env=llama_env, cwd=cwd)
 
 
 def stop_servers(servers: list[Server], grace: float) -> dict[str, int | None]:
@@ -274,6 +284,7 @@ def stop_servers(servers: list[Server], grace: float) -> dict[str, int | None]:
     for server in servers:
         if not server.external:
             registry.unregister(server.proc.pid)
+            workdir.remove(server.cwd)
     return {server.alias: server.exit_code() for server in servers}
 
 

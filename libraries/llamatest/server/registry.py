@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psutil
 
-from llamatest import deadlines
+from llamatest import deadlines, workdir
 from llamatest.settings import pid_dir
 
 PR_SET_PDEATHSIG = 1
@@ -147,5 +147,6 @@ def _sweep_once(only_orphans: bool) -> list[dict]:
         if is_same_process(entry["pid"], entry.get("create_time")):
             kill_tree(entry["pid"], entry.get("create_time"))
             killed.append(entry)
+        workdir.remove(entry.get("cwd"))  # a server's own working folder, left by a run that was killed
         path.unlink(missing_ok=True)
     return killed
