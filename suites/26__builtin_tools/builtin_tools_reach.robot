@@ -76,11 +76,15 @@ A Runtime In The Params Is Ignored
 
 An Unknown Runtime Header Is Refused Rather Than Run On The Host
     [Documentation]    An `x-tool-runtime` of no known scheme is an error; the command is not run on the host instead.
+    ...    The header exists from build 10825 on (server-tools.cpp); build 9905 ignores it, and `x-tool-cwd`
+    ...    too, so there the command ran in the server's own working folder and the test passed for no reason.
+    [Tags]    build-specific    builds:10825-
     Runtime Header Should Be Refused    fake:does-not-exist    unknown tool runtime: fake:does-not-exist
     File Should Not Exist    ${WORK}${/}ran
 
 An Ssh Runtime Target That Looks Like An Option Is Refused
     [Documentation]    ssh reads options from its argv: a target starting with `-` would run its `ProxyCommand`.
+    [Tags]    build-specific    builds:10825-
     VAR    ${target}    -oProxyCommand=touch ${WORK}${/}proxied
     Runtime Header Should Be Refused    ssh:${target}    invalid ssh target: ${target}
     File Should Not Exist    ${WORK}${/}proxied
@@ -88,6 +92,7 @@ An Ssh Runtime Target That Looks Like An Option Is Refused
 A Container Id That Looks Like An Option Is Refused
     [Documentation]    The container id goes on the `<engine> exec` command line, so an id like `--privileged` is
     ...    refused before any engine is run.
+    [Tags]    build-specific    builds:10825-
     [Template]    Runtime Header Should Be Refused
     docker-container:--privileged    invalid container id: --privileged
     podman-container:--privileged    invalid container id: --privileged
