@@ -4,8 +4,8 @@ Documentation       `python -m llamatest.load`, run as a user outside Robot woul
 ...                 writes the files the keywords write and exits 0; a missed `--slo` exits 1; bad input exits 2 with
 ...                 one line naming the problem and the fix.
 Resource            ../../resources/load.resource
+Resource            ../../resources/command_line.resource
 Library             OperatingSystem
-Library             Process
 Suite Setup         Start Server For Suite    tiny-load
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
@@ -53,8 +53,8 @@ Run Load Command
     ${python} =    Evaluate    sys.executable    modules=sys
     ${libraries} =    Normalize Path    ${CURDIR}/../../libraries
     ${wait} =    Deadline    ${CLI_DEADLINE}
-    ${result} =    Run Process    ${python}    -m    llamatest.load    ${command}    --url    ${url}    @{args}
-    ...    --history    ${OUTPUT DIR}/load-history-cli    env:PYTHONPATH=${libraries}    timeout=${wait}
+    ${result} =    Run Process In Own Folder    ${python}    -m    llamatest.load    ${command}    --url    ${url}
+    ...    @{args}    --history    ${OUTPUT DIR}/load-history-cli    env:PYTHONPATH=${libraries}    timeout=${wait}
     ...    on_timeout=kill
     Should Not Be Equal    ${result.rc}    ${-9}    msg=the command: no answer within ${wait} (killed)
     RETURN    ${result}
