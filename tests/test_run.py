@@ -184,7 +184,7 @@ def copy_of_run_py(tmp_path: Path) -> Path:
     (root / "libraries" / "llamatest").mkdir(parents=True)
     for name in ["run.py", "robot.args", "selection.args", "libraries/llamatest/__init__.py",
                  "libraries/llamatest/settings.py", "libraries/llamatest/bootstrap.py",
-                 "libraries/llamatest/upstream_tests.py"]:
+                 "libraries/llamatest/upstream_tests.py", "libraries/llamatest/deadlines.py"]:
         shutil.copy(run.ROOT / name, root / name)
     return root
 
