@@ -22,7 +22,7 @@ class DeadlineLibrary:
     """
 
     @keyword("Deadline")
-    def deadline(self, quiet: str) -> str:
-        """``quiet`` (a Robot time: ``20 s``, ``1 minute``, ``${30}``) scaled to what the machine allows now,
-        as a Robot time string in seconds (``20.0 s``)."""
-        return f"{deadlines.scaled(timestr_to_secs(quiet))} s"
+    def deadline(self, quiet: str) -> float:
+        """``quiet`` (a Robot time: ``20 s``, ``1 minute``, ``${30}``) scaled to what the machine allows now, in
+        seconds: a number, which Robot's own waits and the Python keywords' ``timeout`` take alike."""
+        return deadlines.scaled(timestr_to_secs(quiet))
