@@ -34,6 +34,7 @@ Props Model Path Is The File The Server Was Started On
     Json Field Should Be    ${props}    model_path    ${MODEL}[path]
 
 Props Chat Template Is The One Stored In The Model
+    [Tags]    needs:stored-template
     ${props} =    Get Props
     Json Field Should Be    ${props}    chat_template    ${MODEL}[chat_template]
 

@@ -53,8 +53,11 @@ Add Special Prepends The Bos Token When The Model Adds One
     Should Be Equal    ${special}    ${{ $bos + $plain }}
 
 Special Token Text Is One Token Only When Parsed As Special
-    ${parsed} =    Tokenize    <|im_start|>    parse_special=${True}
-    ${literal} =    Tokenize    <|im_start|>    parse_special=${False}
+    [Documentation]    The text of the model's own end-of-sequence token (`eos_token` in /props): a text such as
+    ...    `<|im_start|>` is one special token only in the vocabularies that have it (Gemma 3's has not).
+    ${props} =    Get Props
+    ${parsed} =    Tokenize    ${props.json()}[eos_token]    parse_special=${True}
+    ${literal} =    Tokenize    ${props.json()}[eos_token]    parse_special=${False}
     Length Should Be    ${parsed}    1
     Should Be True    len($literal) > 1
 

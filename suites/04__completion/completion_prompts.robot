@@ -140,6 +140,7 @@ Slot Id Below Minus One Or Not A Number Falls Back To Any Slot
     Should Contain    ${{ list(range($SLOTS)) }}    ${text}[id_slot]
 
 Repeated Prompt Reuses All But Its Last Token From The Cache
+    [Tags]    needs:full-prompt-cache
     ${first} =    Complete    one two three    n_predict=${N}    id_slot=${0}    ignore_eos=${True}
     ${again} =    Complete    one two three    n_predict=${N}    id_slot=${0}    ignore_eos=${True}
     Json Field Should Be    ${again}    tokens_evaluated    ${first}[tokens_evaluated]

@@ -100,6 +100,7 @@ Usage Counts The Tokens Of Every Choice
     Json Field Should Be    ${out}    usage.total_tokens    ${{ $out["usage"]["prompt_tokens"] + 2 * $N }}
 
 Repeated Prompt Reports Its Cached Tokens
+    [Tags]    needs:full-prompt-cache
     Complete V1    one two three    max_tokens=${N}    id_slot=${0}    ignore_eos=${True}
     ${out} =    Complete V1    one two three    max_tokens=${N}    id_slot=${0}    ignore_eos=${True}
     VAR    ${cached}    ${out}[usage][prompt_tokens_details][cached_tokens]

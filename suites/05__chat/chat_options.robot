@@ -93,6 +93,7 @@ Negative Logit Bias Keeps The Greedy Token Out
     Should Not Be Equal    ${first}    ${greedy}
 
 Repeated Request Reuses All But The Last Prompt Token
+    [Tags]    needs:full-prompt-cache
     ${first} =    Chat    ${TEST NAME}    max_tokens=${1}    ignore_eos=${True}
     ${second} =    Chat    ${TEST NAME}    max_tokens=${1}    ignore_eos=${True}
     ${prompt_tokens} =    Get Json Field    ${second}    usage.prompt_tokens

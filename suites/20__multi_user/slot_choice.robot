@@ -22,6 +22,7 @@ Requested Slot Serves The Request
     Json Field Should Be    ${on_zero}    id_slot    ${0}
 
 Repeated Prompt Goes To The Slot That Has It Cached
+    [Tags]    needs:full-prompt-cache
     ${first} =    Complete    ${OTHER_STORY}    n_predict=${4}    id_slot=${1}
     ${again} =    Complete    ${OTHER_STORY}, and who should pay for it    n_predict=${4}
     Json Field Should Be    ${again}    id_slot    ${1}

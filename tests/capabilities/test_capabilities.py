@@ -183,3 +183,44 @@ def test_a_modality_is_present_when_props_says_so_and_the_reason_quotes_props_ot
     bare = capabilities.Target("http://x")
     bare.__dict__["props"] = {}
     assert capabilities.missing(bare, ["image-input"]).endswith("modalities.vision null")
+
+
+@pytest.fixture
+def model_files(tmp_path, monkeypatch):
+    """tiny (no sliding window, a stored template) and Gemma 3 (a 512-token window, no template), by path."""
+    from llamatest.models import catalog, gemma3
+    from llamatest.settings import cache_dir
+
+    gemma = gemma3.gemma3_model_path(cache_dir() / "models")  # the one set-up assembled, not a copy
+    monkeypatch.setenv("LLAMATEST_CACHE", str(tmp_path))
+    return {"tiny": str(catalog.resolve_model("tiny")), "gemma3": str(gemma)}
+
+
+def test_a_sliding_window_keeps_no_whole_prompt_unless_a_managed_server_runs_with_swa_full(model_files):
+    assert capabilities.missing(with_props({"model_path": model_files["tiny"]}), ["full-prompt-cache"]) is None
+    assert capabilities.missing(with_props({"model_path": model_files["gemma3"]}), ["full-prompt-cache"]) == \
+        "needs a model without sliding-window attention, or --swa-full: its model uses sliding-window attention " \
+        "(a 512-token window): a prompt is reused only from the context checkpoints the server made, and " \
+        "--swa-full cannot be seen from outside"
+    managed = {"managed": True, "model": "gemma3"}
+    assert capabilities.missing(with_props({"model_path": model_files["gemma3"]}, **managed, flags=("--swa-full",)),
+                                ["full-prompt-cache"]) is None
+    assert capabilities.missing(with_props({"model_path": model_files["gemma3"]}, **managed),
+                                ["full-prompt-cache"]).endswith("and it runs without --swa-full")
+
+
+def test_a_stored_template_is_read_from_the_model_file(model_files):
+    assert capabilities.missing(with_props({"model_path": model_files["tiny"]}), ["stored-template"]) is None
+    assert capabilities.missing(with_props({"model_path": model_files["gemma3"]}), ["stored-template"]) == \
+        "needs a chat template stored in the model file: its model file stores none (the server falls back to ChatML)"
+
+
+def test_a_model_file_this_machine_cannot_read_is_the_evidence():
+    assert capabilities.missing(with_props({"model_path": "gemma-3-270m-q4_k_m.gguf"}), ["stored-template"]) == \
+        "needs a chat template stored in the model file: its model file gemma-3-270m-q4_k_m.gguf is not readable here"
+
+
+def test_an_external_server_on_the_packaged_gemma3_has_its_trait():
+    target = with_props({"model_path": "/x/gemma-3-270m-q4_k_m.gguf"})
+    assert capabilities.missing(target, ["gemma3"]) is None
+    assert capabilities.missing(target, ["smollm2"]).endswith("(this one runs gemma-3-270m-q4_k_m.gguf)")
