@@ -41,6 +41,7 @@ TAXONOMY: tuple[tuple[tuple[str, ...], str], ...] = (
     (("ray",), "starts a local Ray instance (load sharded over workers); tagged `load` too"),
     (("wrong_usage",), "requests a user should not send (no limit on a model that never stops); excluded by default"),
     (("needs-smollm2",), "starts the real SmolLM2 model"),
+    (("needs-gemma3",), "starts the real Gemma 3 270M model: sliding-window attention, what `--swa-full` changes"),
     (("self-report",), "what the server reports about itself (`/props`, `/slots`, `/metrics`, `timings`, `usage`, "
                        "streamed `tokens`), cross-checked against its flags and the requests the suite sent and "
                        "counted"),
