@@ -22,6 +22,8 @@ ${PREFILL}          Sure
 
 *** Test Cases ***
 System Message Is Rendered Before The User Turn
+    [Documentation]    The turns of `tiny`'s ChatML template: another model's template marks them otherwise.
+    [Tags]    needs:tiny
     ${messages} =    System And User Messages
     ${prompt} =    Rendered Prompt Of    ${messages}
     Should Be Equal    ${prompt}
