@@ -29,9 +29,11 @@ from llamatest import deadlines, machine
 
 ROBOT_LISTENER_API_VERSION = 3
 
-# The failures that are about time: Robot's timeouts, the HTTP session's and the stream client's deadlines.
-TIMING_FAILURE = re.compile(r"(Test|Keyword) timeout .+ exceeded|no answer within|no complete answer within|"
-                            r"batch deadline|failed after retrying for")
+# The failures that are about time: Robot's timeouts, Wait Until Keyword Succeeds', and every deadline of
+# llamatest.deadlines, whose messages say "within N s" (an exchange, a stream, an SDK or MCP call, a start) or
+# "still … after N s" (a process that did not end).
+TIMING_FAILURE = re.compile(r"(Test|Keyword) timeout .+ exceeded|\bwithin [\d.]+ s\b|batch deadline|"
+                            r"failed after retrying for|still running after [\d.]+ s|still alive [\d.]+ s later")
 
 _started: dict[str, float] = {}
 

@@ -14,6 +14,7 @@ from robot.api import ExecutionResult
 
 from llamatest import deadlines
 from llamatest.clients import calls
+from TimingVerdictListener import TIMING_FAILURE
 
 LIBRARIES = str(Path(deadlines.__file__).parents[1])
 
@@ -98,3 +99,20 @@ def test_without_a_scale_a_quiet_machine_keeps_robots_timeouts(tmp_path):
     tests = _run(tmp_path, STRETCHED, LLAMATEST_DEADLINE_SCALE="1", LLAMATEST_BUSY_CORES="64")
     assert [(t.status, t.message) for t in tests] == [("FAIL", "Test timeout 1 second exceeded."),
                                                       ("FAIL", "Keyword timeout 1 second exceeded.")]
+
+
+@pytest.mark.parametrize("message", [
+    "POST /completion: no answer within 30.0 s",
+    "openai chat.completions.create raised APITimeoutError: Request timed out. (no complete answer within 30 s)",
+    "the mcp SDK's client, listing the tools: no complete answer within 30 s",
+    "llama-server 'suite' failed to start: no /health 200 within 60.0 s (last answer: ConnectionError)",
+    "llama-server 'victim' still running after 10.0 s",
+    "Keyword 'Model Status Should Be' failed after retrying for 20 seconds. The last error was: …",
+    "Test timeout 2 minutes exceeded.",
+])
+def test_every_missed_deadline_is_recognised_as_a_timing_failure(message):
+    assert TIMING_FAILURE.search(message)
+
+
+def test_a_wrong_answer_is_not_a_timing_failure():
+    assert not TIMING_FAILURE.search("POST /detokenize: status was 500, expected 200 [exchange #12]")
