@@ -150,9 +150,12 @@ def trial(suite: str, victim: str, settle: float, grace: float, start_within: fl
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                                env={**os.environ, MARKER: token})
         runner = psutil.Process(run.pid)
-        ready = wait_for(lambda: set(needed) <= {kind(p) for p in marked(token)}
-                         and victim_of(runner, victim, token) is not None, start_within)
+        def up() -> bool:
+            return set(needed) <= {kind(p) for p in marked(token)} and victim_of(runner, victim, token) is not None
+
+        wait_for(up, start_within)
         time.sleep(settle)  # into the suite, with its servers and fixtures at work
+        ready = wait_for(up, start_within)  # a server may have been between two tests: kill when all are up
         target = victim_of(runner, victim, token)
         procs = marked(token)
         before: dict[str, int] = {}
