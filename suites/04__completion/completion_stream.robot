@@ -47,8 +47,12 @@ Streamed Text Equals Non Streamed Text With A Stop Word
     Streamed Text Should Be    ${result}    ${plain}[content]
 
 Two Streams On Two Slots Give The Same Text
-    [Documentation]    The same prompt streamed twice at once, one request per slot, at temperature 0.
+    [Documentation]    The same prompt streamed twice at once, one request per slot, at temperature 0, both without
+    ...    the prompt cache: what each slot held before may be reused in part (a sliding-window model reuses
+    ...    a prompt only from a context checkpoint), and the README warns that a reused cache "can cause
+    ...    nondeterministic results" (`cache_prompt`).
     VAR    &{first}    prompt=${PROMPT}    temperature=${0}    n_predict=${16}    stream=${True}    id_slot=${0}
+    ...    cache_prompt=${False}
     VAR    &{second}    &{first}    id_slot=${1}
     ${results} =    Stream Requests Concurrently    /completion    ${{ [$first, $second] }}
     Stream Status Should Be    ${results}[0]    200

@@ -5,7 +5,9 @@ Documentation       Structured outputs through the OpenAI SDK: `response_format`
 ...                 grammar fixes the answer and ends it, on any model: the suite runs on SmolLM2 with default
 ...                 flags, so an external server runs it too (`tiny` takes grammars only with the legacy renderer,
 ...                 `--no-jinja`, which cannot be seen from outside; with Jinja this build answers it 400 "Failed to
-...                 initialize samplers").
+...                 initialize samplers"). Between the fields the grammar allows whitespace, which a model sampling at
+...                 the server's default temperature may repeat until `max_tokens` (Gemma 3 270M did, now and then):
+...                 every call is greedy (`temperature` 0).
 ...                 Reference: https://platform.openai.com/docs/guides/structured-outputs
 Resource            ../../resources/clients.resource
 Variables           sdk_schemas.py
@@ -24,28 +26,28 @@ ${QUESTION}     The capital of France, as JSON.
 Parse Returns The Pydantic Model Of The Answer
     ${messages} =    User Messages    ${QUESTION}
     ${answer} =    OpenAI Call    chat.completions.parse    messages=${messages}    response_format=${CITY}
-    ...    max_tokens=${64}
+    ...    max_tokens=${64}    temperature=${0}
     Should Be Typed    ${answer}    ParsedChatCompletion
     Should Be Equal    ${answer.choices[0].message.parsed}    ${{ $CITY(**$PARIS) }}
 
 Json Schema Response Format Gives Content That Matches The Schema
     ${messages} =    User Messages    ${QUESTION}
     ${answer} =    OpenAI Call    chat.completions.create    messages=${messages}    max_tokens=${64}
-    ...    response_format=${{ {"type": "json_schema", "json_schema": $CITY_SCHEMA} }}
+    ...    temperature=${0}    response_format=${{ {"type": "json_schema", "json_schema": $CITY_SCHEMA} }}
     ${content} =    Answer Text    ${answer}
     Should Be Equal    ${{ json.loads($content) }}    ${PARIS}
 
 Structured Answer Ends By Itself With Finish Reason Stop
     ${messages} =    User Messages    ${QUESTION}
     ${answer} =    OpenAI Call    chat.completions.parse    messages=${messages}    response_format=${CITY}
-    ...    max_tokens=${64}
+    ...    max_tokens=${64}    temperature=${0}
     Should Be Equal    ${answer.choices[0].finish_reason}    stop
     Should Be True    ${answer.usage.completion_tokens} < 64
 
 Stream Helper Parses The Final Completion
     ${messages} =    User Messages    ${QUESTION}
     ${call} =    OpenAI Stream    chat.completions.stream    messages=${messages}    response_format=${CITY}
-    ...    max_tokens=${64}
+    ...    max_tokens=${64}    temperature=${0}
     Should Be Equal    ${call.result.choices[0].message.parsed}    ${{ $CITY(**$PARIS) }}
     ${streamed} =    Streamed Text    ${call}
     Should Be Equal    ${call.result.choices[0].message.content}    ${streamed}
@@ -53,5 +55,5 @@ Stream Helper Parses The Final Completion
 Async Parse Returns The Same Model
     ${messages} =    User Messages    ${QUESTION}
     ${answer} =    Async OpenAI Call    chat.completions.parse    messages=${messages}    response_format=${CITY}
-    ...    max_tokens=${64}
+    ...    max_tokens=${64}    temperature=${0}
     Should Be Equal    ${answer.choices[0].message.parsed}    ${{ $CITY(**$PARIS) }}
