@@ -35,7 +35,7 @@ SUITES = {
     "mcp": (["suites/25__mcp"], ("llama-server", "mcp")),
     "router": (["suites/16__router/router.robot", "suites/16__router/router_lru.robot"], ("llama-server",)),
     "multimodal": (["suites/24__multimodal"], ("llama-server",)),
-    "load": (["--include", "ray", "suites/21__load/sharded.robot"], ("llama-server", "ray")),
+    "load": (["--include", "load", "suites/21__load/sharded.robot"], ("llama-server", "ray")),
 }
 VICTIMS = ("run.py", "robot", "pabot-worker")
 POLL_S = 0.2

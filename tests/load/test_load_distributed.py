@@ -12,6 +12,7 @@ import threading
 import numpy as np
 import pytest
 
+from llamatest import deadlines
 from llamatest.load import metrics
 from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
 from llamatest.load.summary import summarize
@@ -262,7 +263,9 @@ def test_worker_failures_and_overruns_are_clear_errors_and_a_running_ray_is_left
         profile = Profile(kind="concurrency", users=2, duration_s=0.5, drain_timeout_s=1.0)
         with pytest.raises(distributed.DistributedError, match=r"a Ray worker failed to finish the run: ray::"):
             distributed.run_distributed(Target(base_url=server), profile, BodiesThatCannotTravel(), workers=2)
-        monkeypatch.setattr(distributed, "RUN_MARGIN_S", -1.5)  # lead 1 s + 1.5 s - 1.5 s: 1 s in all
+        monkeypatch.setitem(deadlines.QUIET_S, "ray_margin", -1.5)  # lead 1 s + 1.5 s - 1.5 s: 1 s in all
+        monkeypatch.setattr(deadlines, "_read_machine_factor", lambda: 1.0)  # unscaled, busy or not
+        monkeypatch.setattr(deadlines, "_factor", [float("-inf"), 1.0])
         hang = {"prompts": ["p"], "route": "/v1/chat/completions", "max_tokens": 1,
                 "extra": {"mock_tokens": ["a"], "mock_pause": 20}}
         with pytest.raises(distributed.DistributedError, match="did not finish the run within 1 s"):

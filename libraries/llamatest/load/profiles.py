@@ -58,7 +58,9 @@ class Profile:
     workers: int = 1
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "drain_timeout_s", deadlines.or_default(self.drain_timeout_s, "drain"))
+        # Part of the profile (its config key, compared across runs): the quiet figure, never scaled.
+        if self.drain_timeout_s is None:
+            object.__setattr__(self, "drain_timeout_s", deadlines.QUIET_S["drain"])
         if isinstance(self.ramp, list) or any(isinstance(p, list) for p in self.ramp):
             object.__setattr__(self, "ramp", tuple(tuple(p) for p in self.ramp))
         _validate(self)
