@@ -33,6 +33,7 @@ RESULTS = settings.RESULTS
 ROBOT_ARGS = ROOT / "robot.args"  # what every run needs; plain robot reads it too
 SELECTION_ARGS = ROOT / "selection.args"  # the default selection: run.py adds it, plain robot when asked
 SUITES = ROOT / "suites"
+SUITE_TIMES = RESULTS / "suite-times.json"  # every suite file's last measured time: the --processes split
 HARNESS = ROOT / "tests" / "harness"
 ROOT_RELATIVE_OPTIONS = ("outputdir", "pythonpath")  # path options in robot.args, relative to ROOT
 DEFAULT_TIMEOUT = 2400
@@ -61,7 +62,8 @@ run.py options:
                        --include: the matching tests and their tags) without starting anything
   --processes N        run suite files in N parallel processes (pabot); tests tagged serial,
                        multi-user, load, load-smoke, soak or load-soak run alone afterwards; one merged
-                       output.xml, log and report
+                       output.xml, log and report. The suite files are split into N groups of about
+                       equal time, by the times earlier runs measured (results/suite-times.json)
   --rerun-failed       rerun only the tests that failed in the last output.xml, and merge both
                        attempts (rebot --merge) into one output.xml, log and report
   --also-managed       with {settings.ENV_SERVER_URL}: suites that cannot run on that server start
@@ -293,12 +295,26 @@ def parallel_runs(run: RobotRun, processes: int) -> list[RobotRun]:
     parts = {"parallel": run.output.with_name("output-parallel.xml"),
              "serial": run.output.with_name("output-serial.xml")}
     quiet = ["--log", "NONE", "--report", "NONE", "--xunit", "NONE", "--runemptysuite"]
-    pabot = [sys.executable, "-m", "pabot.pabot", "--no-pabotlib", "--processes", str(processes), "--chunk",
-             "--command", *py, "--end-command",
+    pabot = [sys.executable, "-m", "pabot.pabot", "--no-pabotlib", "--processes", str(processes),
+             *split_by_time(processes, rest), "--command", *py, "--end-command",
              "--exclude", SERIAL, "--output", str(parts["parallel"]), *quiet, *rest]
     serial = [*py, "--exclude", f"NOT{SERIAL}", "--output", str(parts["serial"]), *quiet, *rest]
     return [RobotRun("robot", pabot, parts["parallel"], run.cwd, env=server_threads(processes)),
             RobotRun("serial", serial, parts["serial"], run.cwd)]
+
+
+def split_by_time(processes: int, robot_args: list[str]) -> list[str]:
+    """pabot's options for the split: ``processes`` groups of suite files balanced by the times earlier runs
+    measured (`durations.pabot_ordering`), one robot process each; ``--chunk`` (by count) when there are no
+    figures yet or the run names its own suite paths (the names would not match)."""
+    from llamatest.report import durations
+
+    known = durations.load(SUITE_TIMES)
+    if known is None or not known.files or robot_args[-1:] != [str(SUITES)]:
+        return ["--chunk"]
+    ordering = RESULTS / "pabot-ordering.txt"
+    ordering.write_text(durations.pabot_ordering(known, processes), encoding="utf-8")
+    return ["--ordering", str(ordering)]
 
 
 def server_threads(processes: int) -> dict:
@@ -706,6 +722,7 @@ def execute(options: dict, passthrough: list[str]) -> int:
         runs[-2:] = [combine_parallel(*runs[-2:])]
     report_bugs(runs, passthrough)
     report_target(runs)
+    report_durations(runs, passthrough)
     say(f"keyword documentation: {RESULTS / 'docs' / 'index.html'}")
     failed = closing_line(runs)
     return 1 if (failed or not checks_ok) else 0
@@ -728,6 +745,27 @@ def report_target(runs: list[RobotRun]) -> None:
         return
     skipped = ", ".join(f"{count} {head}" for head, count in data.get("skipped", {}).items()) or "none"
     say(f"target: {data.get('target', 'unknown')}; skipped for missing capabilities: {skipped}")
+
+
+def report_durations(runs: list[RobotRun], passthrough: list[str]) -> None:
+    """Where the time went (llamatest.report.durations): console lines, durations.json next to output.xml, and
+    the suite files' figures kept in SUITE_TIMES for the next ``--processes`` split."""
+    from llamatest.report import durations
+
+    suites = next((run for run in runs if run.label == "robot"), None)
+    output = suites.output_written() if suites else None
+    if output is None or parse_robot_args(passthrough)[0].get("dryrun"):
+        return  # (a dry run's times say nothing)
+    try:
+        found = durations.read(output, ROOT, SERIAL_TAGS)
+    except Exception as err:  # a broken report must not cost the closing line
+        say(f"durations not read: {type(err).__name__}: {err}")
+        return
+    for line in durations.console_lines(found):
+        say(line)
+    durations.write(found, output.parent)
+    if found.files:
+        durations.remember(found, SUITE_TIMES)
 
 
 # ----- bug reports (a run that includes bug tests) -----

@@ -462,6 +462,24 @@ def test_processes_split_the_run_into_a_parallel_and_a_serial_part():
         "output-parallel.xml", "output-serial.xml", "serial")
 
 
+def test_processes_split_by_the_times_of_earlier_runs(monkeypatch, tmp_path):
+    from llamatest.report import durations
+
+    monkeypatch.setattr(run, "RESULTS", tmp_path)
+    monkeypatch.setattr(run, "SUITE_TIMES", tmp_path / "suite-times.json")
+    parallel, _ = run.parallel_runs(run.suites_run([], DESCRIPTION), 2)
+    assert "--chunk" in parallel.cmd and "--ordering" not in parallel.cmd  # no figures yet: split by count
+    durations.remember(durations.Durations(files={"a.robot": 9.0, "b.robot": 5.0, "c.robot": 4.0},
+                                           names={"a.robot": "Suites.A", "b.robot": "Suites.B", "c.robot": "Suites.C"}),
+                       run.SUITE_TIMES)
+    parallel, _ = run.parallel_runs(run.suites_run([], DESCRIPTION), 2)
+    ordering = Path(parallel.cmd[parallel.cmd.index("--ordering") + 1])
+    assert "--chunk" not in parallel.cmd
+    assert ordering.read_text() == "{\n--suite Suites.A\n}\n{\n--suite Suites.B\n--suite Suites.C\n}\n"
+    parallel, _ = run.parallel_runs(run.suites_run([str(run.SUITES / "01__health")], DESCRIPTION), 2)
+    assert "--chunk" in parallel.cmd  # the user's own paths: the names in the figures may not match
+
+
 def test_processes_give_each_parallel_server_its_share_of_the_cores(monkeypatch):
     monkeypatch.delenv("LLAMA_ARG_THREADS", raising=False)
     monkeypatch.setattr(run.os, "cpu_count", lambda: 2)

@@ -1,0 +1,131 @@
+"""Where a run's time went, from its output.xml: the slowest suite files and tests, and the time spent in suite
+set-ups and tear-downs (where servers, fixtures and peers are started and stopped).
+
+run.py prints `console_lines` before the closing line of every run and writes `write` 's ``durations.json``
+next to output.xml. The suite-file times of that file are what ``--processes`` splits by (`balanced_groups`):
+pabot's ``--chunk`` splits by count, and one slow suite file (the router's, the MCP one) then keeps one
+process busy long after the other has finished.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+FILE_NAME = "durations.json"
+TOP = 10
+
+
+@dataclass
+class Durations:
+    total_s: float = 0.0
+    setup_s: float = 0.0  # suite set-ups and tear-downs, every level
+    files: dict[str, float] = field(default_factory=dict)  # suite file (as robot names its source) -> seconds
+    names: dict[str, str] = field(default_factory=dict)  # suite file -> the suite's full name (for pabot)
+    tests: dict[str, float] = field(default_factory=dict)  # test full name -> seconds
+    serial: dict[str, float] = field(default_factory=dict)  # suite file -> seconds of its tests with a serial tag
+
+
+def _seconds(item) -> float:
+    return item.elapsed_time.total_seconds() if item else 0.0
+
+
+def read(output_xml: str | Path, root: Path | None = None, serial_tags: tuple[str, ...] = ()) -> Durations:
+    """The durations of the run ``output_xml`` records; suite files relative to ``root`` when under it; the
+    time of tests tagged with one of ``serial_tags`` (those ``--processes`` runs alone) also per file."""
+    from robot.api import ExecutionResult
+
+    suite = ExecutionResult(str(output_xml)).suite
+    found = Durations(total_s=_seconds(suite))
+    _walk(suite, found, root, set(serial_tags))
+    return found
+
+
+def _walk(suite, found: Durations, root: Path | None, serial_tags: set[str]) -> None:
+    found.setup_s += _seconds(suite.setup) + _seconds(suite.teardown)
+    key = _relative(Path(suite.source), root) if suite.source and Path(suite.source).is_file() else None
+    if key:
+        found.files[key] = found.files.get(key, 0.0) + _seconds(suite)
+        found.names[key] = suite.full_name
+    for test in suite.tests:
+        found.tests[test.full_name] = _seconds(test)
+        if key and serial_tags & set(test.tags):
+            found.serial[key] = found.serial.get(key, 0.0) + _seconds(test)
+    for child in suite.suites:
+        _walk(child, found, root, serial_tags)
+
+
+def _relative(path: Path, root: Path | None) -> str:
+    try:
+        return str(path.resolve().relative_to(root)) if root else str(path)
+    except ValueError:
+        return str(path)
+
+
+def slowest(times: dict[str, float], top: int = TOP) -> list[tuple[str, float]]:
+    return heapq.nlargest(top, times.items(), key=lambda item: item[1])
+
+
+def console_lines(found: Durations, top: int = TOP) -> list[str]:
+    """The run's time, the part spent in suite set-ups and tear-downs, and the ``top`` slowest files and tests."""
+    share = found.setup_s / found.total_s if found.total_s else 0.0
+    lines = [f"time: {found.total_s:.1f} s in robot, {found.setup_s:.1f} s ({share:.0%}) of it in suite set-ups "
+             f"and tear-downs (servers and fixtures started and stopped)"]
+    lines += [f"slowest suite files: {', '.join(f'{name} {s:.1f} s' for name, s in slowest(found.files, top))}"]
+    lines += [f"slowest tests: {', '.join(f'{name} {s:.1f} s' for name, s in slowest(found.tests, top))}"]
+    return lines
+
+
+def write(found: Durations, directory: Path, name: str = FILE_NAME) -> Path:
+    path = directory / name
+    path.write_text(json.dumps(asdict(found), indent=1, sort_keys=True), encoding="utf-8")
+    return path
+
+
+def load(path: Path) -> Durations | None:
+    """A ``durations.json`` of an earlier run; None when there is none or it cannot be read."""
+    try:
+        return Durations(**json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def remember(found: Durations, path: Path) -> None:
+    """Adds this run's suite-file figures to the ones ``path`` keeps from earlier runs (a run of one suite file
+    must not forget the others); the newest figure of a file wins."""
+    kept = load(path) or Durations()
+    for name in ("files", "names", "serial"):
+        getattr(kept, name).update(getattr(found, name))
+    for key in found.files:  # a file whose serial tests are gone must not keep their time
+        if key not in found.serial:
+            kept.serial.pop(key, None)
+    kept.tests, kept.total_s, kept.setup_s = {}, 0.0, 0.0
+    write(kept, path.parent, path.name)
+
+
+def parallel_weights(found: Durations) -> dict[str, float]:
+    """Each suite file's time without its serial tests (``--processes`` runs those alone, after pabot)."""
+    return {key: max(0.0, seconds - found.serial.get(key, 0.0)) for key, seconds in found.files.items()}
+
+
+def balanced_groups(times: dict[str, float], groups: int) -> list[list[str]]:
+    """``times``' keys in ``groups`` lists of about equal total time: longest first, each to the lightest list
+    (the LPT rule, within 4/3 of the best split)."""
+    loads = [(0.0, index) for index in range(groups)]
+    chosen: list[list[str]] = [[] for _ in range(groups)]
+    for key in sorted(times, key=lambda k: (-times[k], k)):
+        total, index = heapq.heappop(loads)
+        chosen[index].append(key)
+        heapq.heappush(loads, (total + times[key], index))
+    return [group for group in chosen if group]
+
+
+def pabot_ordering(found: Durations, groups: int) -> str:
+    """A pabot ``--ordering`` file's text: the suite files in ``groups`` balanced groups, each run in one robot
+    process (``{`` ... ``}``). Suite files the figures do not know are left out: pabot runs them after."""
+    lines: list[str] = []
+    for group in balanced_groups(parallel_weights(found), groups):
+        lines += ["{", *(f"--suite {found.names[key]}" for key in group), "}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,84 @@
+"""Where a run's time went: durations read from a real output.xml (a small generated suite run by robot), the
+slowest-ten console lines, the figures kept across runs, and the balanced pabot split made from them."""
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from llamatest.report import durations
+
+SUITE = """
+*** Settings ***
+Suite Setup         Wait    0.3
+
+*** Test Cases ***
+Slow One
+    Wait    0.4
+
+Serial One
+    [Tags]    serial
+    Wait    0.2
+
+Quick One
+    No Operation
+
+*** Keywords ***
+Wait
+    [Arguments]    ${seconds}
+    Evaluate    time.sleep(${seconds})    modules=time
+"""
+
+
+@pytest.fixture(scope="module")
+def output(tmp_path_factory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("durations")
+    (root / "suites").mkdir()
+    (root / "suites" / "timed.robot").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "robot", "--output", "output.xml", "--log", "NONE", "--report", "NONE",
+                    "--outputdir", str(root), str(root / "suites")], check=True, capture_output=True, timeout=120)
+    return root / "output.xml", root
+
+
+def test_times_come_from_the_output_per_file_test_and_setup(output):
+    found = durations.read(output[0], output[1], ("serial",))
+    assert list(found.files) == ["suites/timed.robot"]
+    assert found.files["suites/timed.robot"] >= 0.9
+    assert found.setup_s >= 0.3
+    assert found.tests["Suites.Timed.Slow One"] >= 0.4 > found.tests["Suites.Timed.Quick One"]
+    assert 0.2 <= found.serial["suites/timed.robot"] < 0.4  # the serial test's time alone
+    assert found.names["suites/timed.robot"] == "Suites.Timed"
+
+
+def test_console_lines_name_the_slowest_first(output):
+    lines = durations.console_lines(durations.read(output[0], output[1]))
+    assert lines[0].startswith("time: ") and "suite set-ups and tear-downs" in lines[0]
+    assert lines[1].startswith("slowest suite files: suites/timed.robot ")
+    assert lines[2].startswith("slowest tests: Suites.Timed.Slow One ")
+
+
+def test_remember_keeps_other_files_and_takes_the_newest_figure(tmp_path):
+    path = tmp_path / "times.json"
+    durations.remember(durations.Durations(files={"a": 5.0, "b": 1.0}, names={"a": "A", "b": "B"},
+                                           serial={"a": 2.0}), path)
+    durations.remember(durations.Durations(files={"a": 3.0}, names={"a": "A"}), path)
+    kept = durations.load(path)
+    assert kept.files == {"a": 3.0, "b": 1.0}
+    assert kept.serial == {}  # a's serial tests are gone in the newer run
+    assert durations.load(tmp_path / "missing.json") is None
+
+
+def test_balanced_groups_put_the_longest_first_on_the_lightest_group():
+    groups = durations.balanced_groups({"a": 10.0, "b": 6.0, "c": 5.0, "d": 1.0}, 2)
+    assert groups == [["a", "d"], ["b", "c"]]
+    assert durations.balanced_groups({"a": 1.0}, 2) == [["a"]]
+
+
+def test_pabot_ordering_groups_the_suites_without_their_serial_time():
+    found = durations.Durations(files={"x.robot": 10.0, "y.robot": 8.0, "z.robot": 4.0},
+                                names={"x.robot": "S.X", "y.robot": "S.Y", "z.robot": "S.Z"},
+                                serial={"x.robot": 9.0})
+    text = durations.pabot_ordering(found, 2)
+    assert text == "{\n--suite S.Y\n}\n{\n--suite S.Z\n--suite S.X\n}\n"
