@@ -2,7 +2,7 @@
 
 from html.parser import HTMLParser
 
-from llamatest.report import html as _htmllog
+from llamatest import htmllog as _htmllog
 
 HOSTILE = "</pre></details></summary><script>alert('x')</script> & \"q\" <b onclick=\"x\">\ud800\udfff"
 ALLOWED = {"details", "summary", "pre", "table", "tr", "th", "td", "div", "b"}

@@ -4,8 +4,8 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 from llamatest.concurrency.batch import Batch
+from llamatest.concurrency.chart import batch_report_html, timeline_svg
 from llamatest.concurrency.timeline import MetricsSample, Probe, RequestSpan, SlotSample, SlotState, Timeline
-from llamatest.report.timeline import batch_report_html, timeline_svg
 from llamatest.streaming.result import StreamEvent, StreamResult
 
 HOSTILE = "</svg></details><script>alert('x')</script> & \"q\" \ud800"

@@ -1,14 +1,14 @@
 """The log blocks of streamed requests: one per request, one summary table per concurrent batch.
 
 A numbered stream (``llamatest.streaming.exchange.number``) shows ``[exchange #12]`` in its summary line
-(a batch: in its table) and carries its record, as every HTTP exchange block does (`report.exchange`).
+(a batch: in its table) and carries its record, as every HTTP exchange block does (`llamatest.http.logblock`).
 """
 
 from __future__ import annotations
 
+from llamatest.htmllog import details, json_block, labelled, pre, table
 from llamatest.http.exchanges import Exchange
-from llamatest.report.exchange import record_html, suffix
-from llamatest.report.html import details, json_block, labelled, pre, table
+from llamatest.http.logblock import record_html, suffix
 from llamatest.streaming.result import StreamEvent, StreamResult
 
 

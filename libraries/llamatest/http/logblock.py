@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
+from llamatest.htmllog import details, escape, json_block, labelled, pre, table
 from llamatest.http.exchanges import Exchange
-from llamatest.report.html import details, escape, json_block, labelled, pre, table
 
 RECORD_ATTRIBUTE = "data-llamatest-exchange"
 

@@ -1,4 +1,4 @@
-"""The slot timeline as an inline SVG chart, and the log block of a concurrent batch.
+"""The log block of a concurrent batch: the slot timeline as an inline SVG chart, and its tables.
 
 One row per slot (busy stretches as bars, coloured and labelled by the request they served, ``t``
 and the task id for a task of no request of the batch), one thin row per request (waiting for its
@@ -12,8 +12,8 @@ import math
 
 from llamatest.concurrency.batch import Batch
 from llamatest.concurrency.timeline import Interval, Timeline
-from llamatest.report.html import details, escape, labelled, table
-from llamatest.report.streams import batch_html, secs, stream_html
+from llamatest.htmllog import details, escape, labelled, table
+from llamatest.streaming.logblock import batch_html, secs, stream_html
 
 WIDTH, LEFT, RIGHT = 760, 70, 10
 SLOT_ROW, REQUEST_ROW, METRIC_ROW, AXIS = 22, 11, 30, 26

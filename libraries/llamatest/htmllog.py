@@ -1,8 +1,10 @@
-"""Every piece of HTML that goes into log.html is built here.
+"""The HTML primitives every log block of log.html is made of: escaping, collapsed blocks, tables, images.
 
-One bad tag breaks the whole log, so all text is escaped in one place and this
-module is unit-tested with hostile input. Functions taking `*_html` expect HTML
-made by the other functions of this module.
+One bad tag breaks the whole log, so all text is escaped here, in one place, and this module is
+unit-tested with hostile input. Functions taking `*_html` expect HTML made by the other functions of
+this module. It sits at the bottom of the package (it imports nothing of ours): each layer builds its
+own blocks from it (``http.logblock``, ``streaming.logblock``, ``concurrency.chart``), and ``report``
+the bug reports and load reports above them.
 """
 
 from __future__ import annotations
