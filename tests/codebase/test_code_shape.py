@@ -1,4 +1,6 @@
-"""The shape the codebase keeps: no import cycle among the project's modules, no long function in libraries/."""
+"""The shape the codebase keeps: no import cycle among the project's modules nor among the package's parts, no
+part importing from a layer above its own (``llamatest.LAYERS``), no Robot in the package outside the modules
+that read Robot's files, no long function in libraries/."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ import ast
 from pathlib import Path
 
 import pytest
+
+from llamatest import LAYERS, ROBOT_READERS
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARIES = ROOT / "libraries"
@@ -80,6 +84,80 @@ def test_no_import_cycle_among_the_libraries():
     assert cycles(graph) == []
 
 
+# ---- the package's parts and their layers ---------------------------------------------------------------
+
+LAYER_OF = {part: index for index, (_, parts) in enumerate(LAYERS) for part in parts}
+ROBOT_MODULES = ("robot", "RequestsLibrary")  # Robot itself and the Robot library the glue patches
+
+
+def part_of(module: str) -> str | None:
+    """The part of the package a module belongs to (``llamatest.http.session`` → ``http``); None outside it."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "llamatest" and len(parts) > 1 else None
+
+
+def package_modules() -> dict[str, Path]:
+    return {name: path for name, path in modules().items() if name.startswith("llamatest.")}
+
+
+def part_edges() -> dict[tuple[str, str], list[str]]:
+    """(importer part, imported part) -> the module imports that make the edge; an import of a facade or of
+    robot_glue counts as an edge to the part ``facades``."""
+    found, edges = modules(), {}
+    for name, path in package_modules().items():
+        for dep in imports_of(path, set(found)):
+            target = part_of(dep) if dep.startswith("llamatest.") else (None if dep == "llamatest" else "facades")
+            if target is not None and target != part_of(name):
+                edges.setdefault((part_of(name), target), []).append(f"{name} -> {dep}")
+    return edges
+
+
+def test_every_part_of_the_package_stands_in_a_layer():
+    parts = {part_of(name) for name in package_modules()}
+    unplaced = sorted(parts - set(LAYER_OF))
+    assert unplaced == [], f"add {unplaced} to llamatest.LAYERS (libraries/llamatest/__init__.py)"
+
+
+def test_no_part_imports_from_a_layer_above_its_own():
+    def layer(part: str) -> str:
+        return "the facades" if part == "facades" else LAYERS[LAYER_OF[part]][0]
+
+    upward = [f"{', '.join(how)} ({layer(a)} imports {layer(b)})" for (a, b), how in sorted(part_edges().items())
+              if b == "facades" or LAYER_OF.get(b, -1) > LAYER_OF.get(a, len(LAYERS))]
+    assert upward == []
+
+
+def test_no_import_cycle_among_the_parts_of_the_package():
+    graph: dict[str, set[str]] = {part: set() for part in LAYER_OF}
+    for importer, imported in part_edges():
+        graph.setdefault(importer, set()).add(imported)
+        graph.setdefault(imported, set())
+    assert cycles(graph) == []
+
+
+def robot_imports(path: Path) -> list[tuple[str, bool]]:
+    """(module, inside a function) for each import of Robot in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nested = {id(inner) for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+              for inner in ast.walk(node)}
+    found = []
+    for node in ast.walk(tree):
+        names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        found += [(name, id(node) in nested) for name in names if name.split(".")[0] in ROBOT_MODULES]
+    return found
+
+
+def test_the_package_imports_robot_only_where_it_reads_robot_files():
+    def reader(name: str) -> bool:
+        return any(f"{name}.".startswith(f"llamatest.{prefix}.") for prefix in ROBOT_READERS)
+
+    found = [f"{name}: {module}{' (in a function)' if nested else ''}"
+             for name, path in package_modules().items() for module, nested in robot_imports(path)
+             if not (reader(name) and nested)]
+    assert found == []
+
+
 def long_functions() -> list[str]:
     rows = []
     for path in sorted(LIBRARIES.rglob("*.py")):
@@ -102,3 +180,9 @@ def test_no_function_in_libraries_is_longer_than_60_lines():
 ])
 def test_cycles_finds_each_group(graph, expected):
     assert cycles(graph) == expected
+
+
+def test_robot_imports_tells_module_level_from_function_level(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("from robot.api import logger\nimport os\n\ndef f():\n    import RequestsLibrary.log\n")
+    assert robot_imports(source) == [("robot.api", False), ("RequestsLibrary.log", True)]
