@@ -79,19 +79,7 @@ run.py options:
   -h, --help           this text
 
 Environment variables:
-  {settings.ENV_SERVER_BIN:<20} a llama-server binary to test instead of the one built by set-up
-  {settings.ENV_SERVER_URL:<20} a running llama-server to test instead of starting servers (checked
-                       with GET /health, GET /v1/models and GET /props before robot starts)
-  LLAMATEST_API_KEY    its API key (sent as Authorization: Bearer, never written to results/)
-  {settings.ENV_MODEL:<20} your own GGUF model for the presets that hold for any model
-                       ({settings.ENV_EMBEDDING_MODEL} and {settings.ENV_RERANK_MODEL} likewise);
-                       its path and sha256 go into the run's metadata
-  {settings.ENV_CACHE:<20} the model and wheel cache (default ~/.cache/llamatest)
-  {settings.ENV_LOAD_HISTORY:<20} earlier load runs and baselines (default results/load-history)
-  {settings.ENV_DEADLINE_SCALE:<20} a factor on every deadline (default 1; e.g. 3 for a sanitizer build)
-  {settings.ENV_BUSY_CORES:<20} cores other processes may use before a missed deadline is not judged
-                       (default 0.25)
-  {bootstrap.ENV_VENV:<20} the virtual environment (default .venv in the repository)
+{settings.environment_help()}
 
 Every other option goes to robot, after robot.args (--outputdir results, the listeners, ...) and
 selection.args (--exclude bug, wrong_usage, load, ..., each dropped when an --include names it);
@@ -323,9 +311,9 @@ def server_threads(processes: int) -> dict:
     llama-server takes a thread per core by default and its threads poll for work, so two servers of two
     threads on two cores spin against each other. A LLAMA_ARG_THREADS of the caller's is left as it is.
     """
-    if "LLAMA_ARG_THREADS" in os.environ:
+    if settings.ENV_SERVER_THREADS in os.environ:
         return {}
-    return {"LLAMA_ARG_THREADS": str(max(1, (os.cpu_count() or 1) // processes))}
+    return {settings.ENV_SERVER_THREADS: str(max(1, (os.cpu_count() or 1) // processes))}
 
 
 def combine_parallel(parallel: RobotRun, serial: RobotRun) -> RobotRun:
@@ -686,9 +674,7 @@ def execute(options: dict, passthrough: list[str]) -> int:
         check_external_server()
         check_external_target()
         if options.get("also_managed"):  # set only when given
-            from llamatest.server import target
-
-            os.environ[target.ENV_ALSO_MANAGED] = "1"  # robot inherits it: LlamaServerLibrary reads it
+            os.environ[settings.ENV_ALSO_MANAGED] = "1"  # robot inherits it: LlamaServerLibrary reads it
     except Information as info:  # robot's --version
         print(info)
         return 0

@@ -28,8 +28,10 @@ from pathlib import Path
 
 import psutil
 
+from llamatest import settings
+
 ROOT = Path(__file__).resolve().parents[1]
-MARKER = "LLAMATEST_LEAK_PROBE"
+MARKER = settings.ENV_LEAK_PROBE
 # suite name -> (run.py arguments, the process kinds that must be up before the kill)
 SUITES = {
     "mcp": (["suites/25__mcp"], ("llama-server", "mcp")),

