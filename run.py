@@ -157,7 +157,7 @@ def robot_parser(env_options: bool = True):
     # RobotFramework's own parser (same usage, same validator: unset options dropped), without
     # its "at least one data source" check: run.py supplies suites/ when none is given.
     return ArgumentParser(USAGE, validator=RobotFramework().validate,
-                          env_options="ROBOT_OPTIONS" if env_options else None)
+                          env_options=settings.ENV_ROBOT_OPTIONS if env_options else None)
 
 
 def parse_robot_args(args: list[str]) -> tuple[dict, list[str]]:

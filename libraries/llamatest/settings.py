@@ -37,6 +37,8 @@ ENV_TEST_SECOND_KEY = "LLAMATEST_TEST_SECOND_KEY"
 ENV_TEST_WRONG_KEY = "LLAMATEST_TEST_WRONG_KEY"
 ENV_HARNESS_KEY = "LLAMATEST_HARNESS_KEY"
 ENV_LEAK_PROBE = "LLAMATEST_LEAK_PROBE"
+ENV_SLOW_PROXY_BIN = "SLOW_PROXY_REAL_BIN"
+ENV_SLOW_PROXY_DELAY = "SLOW_PROXY_DELAY_MS"
 # Other programs' variables that the project reads too.
 ENV_SERVER_THREADS = "LLAMA_ARG_THREADS"
 ENV_BUILD_JOBS = "LLAMA_CPP_BUILD_JOBS"
@@ -78,6 +80,9 @@ ENVIRONMENT: tuple[Variable, ...] = (
     Variable(ENV_HARNESS_KEY, "the key of the harness test's keyed external target (default in the test)"),
     Variable(ENV_LEAK_PROBE, "marks every process a kill_leaks trial starts, to find them afterwards",
              set_by="benchmarks/kill_leaks.py"),
+    Variable(ENV_SLOW_PROXY_BIN, "the real llama-server behind tests/harness/slow-llama-server (default the built "
+                                 "one)"),
+    Variable(ENV_SLOW_PROXY_DELAY, "how long slow-llama-server holds each stream's first chunk, in ms (default 300)"),
     Variable(ENV_SERVER_THREADS, "llama-server's --threads; run.py --processes N sets it to cores / N unless you "
                                  "set it"),
     Variable(ENV_BUILD_JOBS, "parallel jobs of the llama-server builds (default 2)"),

