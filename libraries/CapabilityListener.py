@@ -25,8 +25,9 @@ from pathlib import Path
 from robot.libraries.BuiltIn import BuiltIn
 
 from llamatest import capabilities
-from llamatest.server import binary, builds
+from llamatest.server import binary, builds, running
 from llamatest.server import target as _target
+from robot_glue import current_suite
 
 ROBOT_LISTENER_API_VERSION = 3
 SUMMARY_FILE = "target.json"
@@ -107,11 +108,7 @@ def _build() -> str | None:
 
 
 def _suite_target() -> capabilities.Target | None:
-    try:
-        servers = BuiltIn().get_library_instance("LlamaServerLibrary")
-    except RuntimeError:  # the suite does not import it
-        return None
-    return servers.capability_target()
+    return running.capability_target(current_suite())
 
 
 def _replace_body(data, keyword: str, message: str) -> None:

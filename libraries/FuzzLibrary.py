@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from robot.api import logger
 from robot.api.deco import keyword, library
-from robot.libraries.BuiltIn import BuiltIn
 
 from llamatest.fuzz.report import findings, summary_html, summary_line
 from llamatest.fuzz.run import FuzzSummary, fuzz
+from llamatest.server import running
 from llamatest.textutil import join_url
 from robot_glue import server_base_url, server_headers
 
@@ -93,7 +93,7 @@ class FuzzLibrary:
         problems = []
         if summary.server is not None:
             try:
-                BuiltIn().get_library_instance("LlamaServerLibrary").server_should_be_running(summary.server)
+                running.should_be_running(summary.server)
             except AssertionError as exc:
                 problems.append(str(exc))
         broken = summary.transport_errors

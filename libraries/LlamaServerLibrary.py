@@ -11,14 +11,15 @@ from robot.api.deco import keyword, library
 from robot.api.types import Secret
 
 from llamatest import capabilities as _capabilities
+from llamatest import htmllog as _htmllog
 from llamatest import workdir as _workdir
 from llamatest.models.catalog import resolve_model
-from llamatest.report import html as _htmllog
 from llamatest.server import flags as _flags
 from llamatest.server import presets as _presets
+from llamatest.server import running as _running
 from llamatest.server import sanitizer
 from llamatest.server import target as _target
-from llamatest.server.process import Server, ServerPool, tail
+from llamatest.server.process import Server, ServerPool
 from robot_glue import current_suite, open_session, output_dir
 
 SUITE = "suite"  # the default alias: the suite's own server
@@ -103,8 +104,8 @@ class LlamaServerLibrary:
     """
 
     def __init__(self):
-        self._pool = ServerPool(log=_log)
-        self._targets: dict[tuple, _capabilities.Target] = {}  # (url, pid) -> what was discovered
+        # the package's registry: the glue, the listeners and other facades find the servers there, not here
+        self._pool = _running.install(ServerPool(log=_log))
 
     # ----- listener interface: the safety nets -----
     def end_suite(self, data, result):
@@ -116,10 +117,6 @@ class LlamaServerLibrary:
 
     def close(self):
         self._pool.stop_all()
-
-    def headers_of(self, alias: str) -> dict:
-        """The headers every request to ``alias`` needs (not a keyword: see `server_headers`)."""
-        return dict(self._pool.get(alias).headers)
 
     # ----- start -----
     @keyword("Start Llama Server")
@@ -220,10 +217,7 @@ class LlamaServerLibrary:
     @keyword("Server Should Be Running")
     def server_should_be_running(self, alias: str = SUITE) -> None:
         """Fails if the server process has exited, showing its exit code and log tail."""
-        server = self._pool.get(alias)
-        code = server.exit_code()
-        if code is not None:
-            raise AssertionError(f"llama-server '{alias}' exited with code {code}:\n{tail(server.log, 20)}")
+        _running.should_be_running(alias)
 
     @keyword("Server Should Have Exited")
     def server_should_have_exited(self, alias: str = SUITE, timeout: float | None = None) -> int:
@@ -259,7 +253,7 @@ class LlamaServerLibrary:
     def server_wants_a_key(self, alias: str = SUITE) -> bool:
         """True when the server refuses requests without a key (``needs:api-key``): a managed one started with
         ``--api-key``, or the external one that answers 401 without its key."""
-        return _capabilities.missing(self.capability_target(alias), ["api-key"]) is None
+        return _capabilities.missing(_running.capability_target(current_suite(), alias), ["api-key"]) is None
 
     @keyword("Server Preset")
     def server_preset(self, alias: str = SUITE) -> _presets.Preset:
@@ -334,21 +328,6 @@ class LlamaServerLibrary:
         encoding; a ``Secret``'s value is never shown); empty when no file holds it."""
         value = secret.value if isinstance(secret, Secret) else secret
         return _target.files_holding(Path(folder), value.encode())
-
-    # ----- capabilities (for CapabilityListener; not keywords) -----
-    def capability_target(self, alias: str = SUITE) -> _capabilities.Target | None:
-        """The server ``alias`` of the current suite as a capabilities target (discovered once); None if none."""
-        if alias not in self._pool.aliases(current_suite()):
-            return None
-        server = self._pool.get(alias)
-        if server.external:
-            return _target.external_target()
-        key = (server.url, server.proc.pid)
-        if key not in self._targets:
-            model = server.preset.model if server.preset else None
-            self._targets[key] = _capabilities.Target(server.url, managed=True, model=model,
-                                                      flags=tuple(server.args[1:]))
-        return self._targets[key]
 
     # ----- logging -----
     @staticmethod

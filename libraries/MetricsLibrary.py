@@ -5,9 +5,9 @@ from __future__ import annotations
 from robot.api import logger
 from robot.api.deco import keyword, library
 
+from llamatest import htmllog as _htmllog
 from llamatest.http import prometheus
 from llamatest.http.response import as_response
-from llamatest.report import html as _htmllog
 
 
 @library(scope="GLOBAL", version="0.1", doc_format="ROBOT")

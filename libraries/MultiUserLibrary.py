@@ -11,8 +11,8 @@ from llamatest import deadlines
 from llamatest.concurrency import checks
 from llamatest.concurrency.batch import Batch, Options, run_batch
 from llamatest.concurrency.bodies import build_bodies, build_mixed, route_path
+from llamatest.concurrency.chart import batch_report_html, timeline_svg
 from llamatest.concurrency.sampler import wait_slots_idle
-from llamatest.report.timeline import batch_report_html, timeline_svg
 from robot_glue import server_base_url as _base_url
 from robot_glue import server_headers
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from robot.api import logger
 from robot.api.deco import keyword, library
 
+from llamatest import htmllog as _htmllog
 from llamatest import peers
 from llamatest.models.catalog import resolve_model
-from llamatest.report import html as _htmllog
 from llamatest.server.process import Server
 from robot_glue import open_session, output_dir, robot_variable
 

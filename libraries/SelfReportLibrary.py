@@ -6,8 +6,8 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 
 from llamatest import crosscheck
+from llamatest import htmllog as _htmllog
 from llamatest.http.response import json_of
-from llamatest.report import html as _htmllog
 
 
 @library(scope="GLOBAL", version="0.1", doc_format="ROBOT")

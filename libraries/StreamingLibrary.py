@@ -12,10 +12,10 @@ from robot.utils import DotDict
 
 from llamatest import deadlines
 from llamatest.http.exchanges import naming
-from llamatest.report.streams import batch_html, stream_html
 from llamatest.streaming import checks, sse
 from llamatest.streaming.client import client_session, stream_one
 from llamatest.streaming.exchange import number
+from llamatest.streaming.logblock import batch_html, stream_html
 from llamatest.streaming.result import StreamResult
 from llamatest.textutil import join_url
 from robot_glue import server_base_url as _base_url

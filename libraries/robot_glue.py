@@ -16,6 +16,7 @@ from robot.api import logger
 from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
 
 from llamatest.http.session import StatusMismatch, explained_status, mount
+from llamatest.server import running as _running
 from llamatest.server import target as _target
 
 
@@ -24,10 +25,9 @@ def server_base_url(server: str) -> str:
     if server.startswith(("http://", "https://")):
         return server
     try:
-        servers = BuiltIn().get_library_instance("LlamaServerLibrary")
-    except (RuntimeError, AttributeError) as exc:  # not imported; Robot not running
-        raise RuntimeError(f"cannot resolve server alias '{server}' without LlamaServerLibrary: {exc}") from None
-    return servers.server_url(server)
+        return _running.url(server)
+    except _running.NoServers as exc:
+        raise RuntimeError(f"cannot resolve server alias '{server}': {exc}") from None
 
 
 def server_headers(server: str) -> dict:
@@ -35,11 +35,12 @@ def server_headers(server: str) -> dict:
     ``$LLAMATEST_API_KEY`` for the external server, {} otherwise (a managed server's tests send their keys)."""
     if server.startswith(("http://", "https://")):
         return _target.auth_headers() if server.rstrip("/") == _target.external_url() else {}
-    try:
-        servers = BuiltIn().get_library_instance("LlamaServerLibrary")
-    except (RuntimeError, AttributeError):
-        return {}
-    return servers.headers_of(server)
+    return _running.headers(server)
+
+
+def log_html(block: str) -> None:
+    """Writes an HTML block to the log: what the package's log blocks are handed to."""
+    logger.info(block, html=True)
 
 
 def robot_variable(name: str):
@@ -82,7 +83,7 @@ def open_session(alias: str, url: str, timeout: float | None = None, headers: di
         return
     explain_status_failures(requests_library)
     move_requests_library_log_to_trace()
-    session = mount(requests_library.create_session(alias, url, timeout=timeout, max_retries=0), timeout)
+    session = mount(requests_library.create_session(alias, url, timeout=timeout, max_retries=0), timeout, log_html)
     session.headers.update(headers or {})
 
 

@@ -67,8 +67,9 @@ def http():
     import requests
 
     from llamatest.http.session import mount
+    from robot_glue import log_html
 
-    with mount(requests.Session()) as session:
+    with mount(requests.Session(), log=log_html) as session:
         yield session
 
 

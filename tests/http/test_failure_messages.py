@@ -13,9 +13,9 @@ from RequestsLibrary import RequestsLibrary
 from HttpApiLibrary import HttpApiLibrary
 from llamatest.http import exchanges
 from llamatest.http.explain import answer_summary
+from llamatest.http.logblock import RECORD_ATTRIBUTE
 from llamatest.http.session import ExchangeFailed, StatusMismatch, mount
-from llamatest.report.exchange import RECORD_ATTRIBUTE
-from robot_glue import explain_status_failures
+from robot_glue import explain_status_failures, log_html
 from StreamingLibrary import StreamingLibrary
 
 LLAMA_ERROR = {"error": {"code": 500, "message": "'tokens' is required", "type": "server_error"}}
@@ -36,7 +36,7 @@ def records(markup: str) -> list[dict]:
 def requests_library(server):
     """RequestsLibrary's own keywords on a session with our adapter, its status check explained, as in a suite."""
     library = RequestsLibrary()
-    mount(library.create_session("fixture", server, max_retries=0))
+    mount(library.create_session("fixture", server, max_retries=0), log=log_html)
     explain_status_failures(library)
     return library
 

@@ -6,10 +6,9 @@ import re
 import time
 
 import pytest
-from robot.libraries.BuiltIn import BuiltIn
 
-import robot_glue as server_library
 import StreamingLibrary as facade
+from llamatest.server import running
 from llamatest.streaming import checks
 from llamatest.streaming.client import client_session, stream_one
 from llamatest.streaming.result import StreamEvent, StreamResult
@@ -268,32 +267,28 @@ def test_stream_one_never_raises(closed_port_url):
 
 
 class FakeServers:
-    """Stands in for LlamaServerLibrary: knows the aliases in `urls`."""
+    """Stands in for the servers LlamaServerLibrary registers (llamatest.server.running): knows the aliases in
+    `urls`."""
 
     def __init__(self, urls):
         self.urls = urls
         self.asked = []
 
-    def server_url(self, alias="suite"):
+    def url(self, alias="suite"):
         self.asked.append(alias)
         if alias not in self.urls:
             raise AssertionError(f"no llama-server with alias '{alias}'")
         return self.urls[alias]
 
-    def headers_of(self, alias="suite"):
+    def headers(self, alias="suite"):
         return {}
 
 
 @pytest.fixture
 def servers(monkeypatch, server, closed_port_url):
     fake = FakeServers({"suite": server, "down": closed_port_url})
-
-    class FakeBuiltIn:
-        def get_library_instance(self, name):
-            assert name == "LlamaServerLibrary"
-            return fake
-
-    monkeypatch.setattr(server_library, "BuiltIn", FakeBuiltIn)
+    monkeypatch.setattr(running, "url", fake.url)
+    monkeypatch.setattr(running, "headers", fake.headers)
     return fake
 
 
@@ -315,14 +310,14 @@ def test_unknown_alias_fails(lib, servers):
 
 
 def test_urls_are_used_as_is(monkeypatch):
-    monkeypatch.setattr(server_library, "BuiltIn", None)  # would fail if asked
+    monkeypatch.setattr(running, "url", None)  # would fail if asked
     assert facade._base_url("http://127.0.0.1:1") == "http://127.0.0.1:1"
     assert facade._base_url("https://example.org/base/") == "https://example.org/base/"
 
 
-def test_alias_without_robot_running_says_why():
-    assert BuiltIn is server_library.BuiltIn
-    with pytest.raises(RuntimeError, match="^cannot resolve server alias 'suite' without LlamaServerLibrary: "):
+def test_alias_without_llama_server_library_says_why(monkeypatch):
+    monkeypatch.setattr(running, "_current", [])  # no library instance in this process
+    with pytest.raises(RuntimeError, match="^cannot resolve server alias 'suite': no LlamaServerLibrary in this "):
         facade._base_url("suite")
 
 

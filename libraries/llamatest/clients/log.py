@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from llamatest.clients.calls import Call
 from llamatest.clients.views import as_json, error_text, error_view, jsonable, wire_events
-from llamatest.report.html import details, json_block, labelled, pre
+from llamatest.htmllog import details, json_block, labelled, pre
 
 MAX_ARGUMENT_CHARS = 60  # of one argument in the summary line
 

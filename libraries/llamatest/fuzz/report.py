@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from llamatest.fuzz.run import FuzzSummary, Outcome
-from llamatest.report.html import details, table
+from llamatest.htmllog import details, table
 
 COLUMNS = ["answer", "requests", "first request (index: mutation)", "its answer", "slowest"]
 

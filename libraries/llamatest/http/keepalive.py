@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from llamatest import deadlines
+from llamatest.htmllog import details, pre
 from llamatest.http.exchanges import Exchange, json_documents, recent, register
+from llamatest.http.logblock import exchange_html, record_html
 from llamatest.http.response import Response, path_of
-from llamatest.report.exchange import exchange_html, record_html
-from llamatest.report.html import details, pre
 from llamatest.textutil import join_url
 
 READ_SIZE = 65536

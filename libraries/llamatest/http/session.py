@@ -16,7 +16,8 @@ every request of the session, the domain keywords' and a suite's own:
   ``Url: http://127.0.0.1:33119/detokenize Expected status: 500 != 200``; ours says
   ``POST /detokenize: status was 500, expected 200; error server_error: "…" [exchange #12]``.
 
-Only requests and ``robot.api.logger`` here: opening the RequestsLibrary session, moving its log lines to
+Only requests here, no Robot: the adapter hands each block to the ``log`` it is mounted with
+(`robot_glue.log_html`, Robot's logger). Opening the RequestsLibrary session, moving its log lines to
 TRACE and rewording its status check are Robot glue, in ``robot_glue`` (`robot_glue.open_session`).
 """
 
@@ -24,21 +25,28 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 import requests
 from requests.adapters import HTTPAdapter
-from robot.api import logger
 
 from llamatest import deadlines
 from llamatest.http.exchanges import Exchange, json_documents, label, register, with_label
 from llamatest.http.explain import status_mismatch
+from llamatest.http.logblock import exchange_html, failed_exchange_html, request_html
 from llamatest.http.response import path_of
 from llamatest.neterrors import failure_kind
-from llamatest.report.exchange import exchange_html, failed_exchange_html, request_html
 
 # urllib3 would add two DEBUG lines to the log per request ("Starting new HTTP connection", the status
 # line), for every readiness poll too; the exchange block says all of it.
 logging.getLogger("urllib3").setLevel(logging.WARNING)
+
+
+LogHtml = Callable[[str], None]  # writes one HTML block to the log
+
+
+def _no_log(block: str) -> None:
+    """Outside a run (a script, a benchmark) the blocks go nowhere."""
 
 
 class ExchangeFailed(AssertionError):
@@ -56,9 +64,10 @@ class StatusMismatch(AssertionError):
 class DeadlineAdapter(HTTPAdapter):
     """A transport adapter that reads the whole body within the request's timeout and logs the exchange."""
 
-    def __init__(self, default_timeout: float | None = None):
+    def __init__(self, default_timeout: float | None = None, log: LogHtml | None = None):
         super().__init__(max_retries=0)  # a test must see the first failure, not a retried one
         self.default_timeout = default_timeout  # None: the "exchange" deadline, scaled at each request
+        self.log = log or _no_log
 
     def send(self, request, stream=False, timeout=None, **kwargs):
         deadline = total_timeout(timeout, deadlines.or_default(self.default_timeout, "exchange"))
@@ -77,15 +86,15 @@ class DeadlineAdapter(HTTPAdapter):
         except requests.RequestException as exc:
             error = describe_failure(where, request.url, exc, deadline)
             exchange = _register(request, error=error)
-            logger.info(failed_exchange_html(where, sent, error, exchange), html=True)
+            self.log(failed_exchange_html(where, sent, error, exchange))
             # No label in the message: tests match these lines exactly; the failed block is the last one logged.
             raise ExchangeFailed(error) from None
         if not stream:
             exchange = _register(request, status=resp.status_code, answer=resp.text,
                                  documents=json_documents(resp.text))
             resp.exchange_id = exchange.id
-            logger.info(exchange_html(where, sent, resp.status_code, dict(resp.headers), resp.text,
-                                      time.perf_counter() - start, exchange), html=True)
+            self.log(exchange_html(where, sent, resp.status_code, dict(resp.headers), resp.text,
+                                   time.perf_counter() - start, exchange))
         return resp
 
 
@@ -123,8 +132,9 @@ def describe_failure(where: str, url: str, exc: Exception, deadline: float) -> s
     }.get(failure_kind(exc), f"{where}: connection failed ({url}): {type(exc).__name__}")
 
 
-def mount(session: requests.Session, timeout: float | None = None) -> requests.Session:
-    adapter = DeadlineAdapter(timeout)
+def mount(session: requests.Session, timeout: float | None = None, log: LogHtml | None = None) -> requests.Session:
+    """Mounts the deadline adapter for both schemes; ``log`` gets each exchange block (none without it)."""
+    adapter = DeadlineAdapter(timeout, log)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session

@@ -6,7 +6,7 @@ shows the defect as a ``curl`` command, expected with the contract the test's do
 actual, the upstream reference), and ``bugs/README.md`` listing them. A ``bug`` test that passed is
 news (the server may be fixed): the index puts it first and `console_lines` says so.
 
-Exchanges come from the records the log blocks carry (``llamatest.report.exchange``). The one a report
+Exchanges come from the records the log blocks carry (``llamatest.http.logblock``). The one a report
 shows is the exchange the failure names (``[exchange #12]``), else the last one the test made.
 """
 
@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from llamatest.http.curl import body_inline, curl_command
 from llamatest.http.exchanges import record_body
-from llamatest.report.exchange import RECORD_ATTRIBUTE
+from llamatest.http.logblock import RECORD_ATTRIBUTE
 
 TAG = "bug"
 _RECORD = re.compile(RECORD_ATTRIBUTE + r'="([^"]*)"')

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from llamatest.report.html import details, escape, json_block, labelled, png, table
+from llamatest.htmllog import details, escape, json_block, labelled, png, table
 
 HEADLINE = ("ttft_ms", "server_prompt_ms", "overhead_ttft_ms", "ttfo_ms", "tpot_ms", "itl_chunk_ms", "itl_token_ms",
             "e2e_ms", "e2e_from_schedule_ms", "client_queue_ms", "max_stall_ms", "n_in", "n_out")
