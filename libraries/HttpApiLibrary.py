@@ -180,6 +180,43 @@ class HttpApiLibrary:
         decoded as UTF-8: the text they spell. Fails when the joined bytes are not valid UTF-8."""
         return token_bytes_text(entries)
 
+    @keyword("Text Before")
+    def text_before(self, text: str, stop: str) -> str:
+        """The part of ``text`` before the first occurrence of ``stop`` (what a stop word leaves of an answer);
+        fails when ``text`` does not contain ``stop``."""
+        return jsondata.text_before(text, stop)
+
+    @keyword("Distinct Values")
+    def distinct_values(self, values: list) -> list:
+        """The values without repeats, in the order they first appear."""
+        return jsondata.distinct_values(values)
+
+    @keyword("Common Prefix Length")
+    def common_prefix_length(self, first: list, second: list) -> int:
+        """How many leading items the lists ``first`` and ``second`` share (token ids of two prompts)."""
+        return jsondata.common_prefix_length(first, second)
+
+    @keyword("Every Value Should Be")
+    def every_value_should_be(self, values: list, expected) -> None:
+        """Every value of ``values`` equals ``expected`` (``==``; an empty list passes)."""
+        jsondata.every_value_should_be(values, expected)
+
+    @keyword("Json Keys Should Be")
+    def json_keys_should_be(self, resp_or_json, *keys: str) -> None:
+        """The JSON object (a response's JSON, or JSON data) has exactly ``keys``, in any order."""
+        with naming(resp_or_json):
+            jsondata.keys_should_be(_document(resp_or_json), *keys)
+
+    @keyword("Values Should Count From Zero")
+    def values_should_count_from_zero(self, values: list, count: int | None = None) -> None:
+        """``values`` are ``0, 1, 2, …`` in order (indexes of choices, results, …): ``count`` of them when given."""
+        jsondata.should_count_from_zero(values, count)
+
+    @keyword("Values Should Be Sorted")
+    def values_should_be_sorted(self, values: list, descending: bool = False, strictly: bool = False) -> None:
+        """``values`` rise (``descending=${True}``: fall), equal neighbours allowed unless ``strictly=${True}``."""
+        jsondata.should_be_sorted(values, descending, strictly)
+
     @keyword("Json Field Should Be")
     def json_field_should_be(self, resp_or_json, path: str, expected) -> None:
         """Compares exactly (``==``, and a bool never equals a number); no string conversion."""

@@ -18,39 +18,43 @@ Test Tags           completion    needs:managed
 ${A}            ${{ list(range(100, 140)) }}
 ${MIDDLE}       ${{ list(range(200, 230)) }}
 ${C}            ${{ list(range(300, 360)) }}
+@{A_MIDDLE_C}    @{A}    @{MIDDLE}    @{C}
+@{A_C}          @{A}    @{C}
 ${N}            ${8}
 ${REUSE}        ${8}
 
 
 *** Test Cases ***
 Chunks After A Dropped Middle Count As Cached Tokens
-    Complete    ${{ $A + $MIDDLE + $C }}    n_predict=${N}
-    ${out} =    Complete    ${{ $A + $C }}    n_predict=${N}
+    Complete    ${A_MIDDLE_C}    n_predict=${N}
+    ${out} =    Complete    ${A_C}    n_predict=${N}
     Json Field Should Be    ${out}    timings.cache_n    ${{ len($A) + len($C) - 1 }}
     Json Field Should Be    ${out}    timings.prompt_n    ${1}
 
 Without Cache Reuse Only The Common Prefix Is Cached
-    Complete    ${{ $A + $MIDDLE + $C }}    server=plain    n_predict=${N}
-    ${out} =    Complete    ${{ $A + $C }}    server=plain    n_predict=${N}
+    Complete    ${A_MIDDLE_C}    server=plain    n_predict=${N}
+    ${out} =    Complete    ${A_C}    server=plain    n_predict=${N}
     Json Field Should Be    ${out}    timings.cache_n    ${{ len($A) }}
     Json Field Should Be    ${out}    timings.prompt_n    ${{ len($C) }}
 
 Reused Chunks Give The Answer Of A Fresh Evaluation
-    Complete    ${{ $A + $MIDDLE + $C }}    n_predict=${N}
-    ${reused} =    Complete    ${{ $A + $C }}    n_predict=${N}
-    ${fresh} =    Complete    ${{ $A + $C }}    server=plain    n_predict=${N}    cache_prompt=${False}
+    Complete    ${A_MIDDLE_C}    n_predict=${N}
+    ${reused} =    Complete    ${A_C}    n_predict=${N}
+    ${fresh} =    Complete    ${A_C}    server=plain    n_predict=${N}    cache_prompt=${False}
     Should Be Equal    ${reused}[content]    ${fresh}[content]
 
 A Request With N Cache Reuse Zero Reuses Nothing
-    Complete    ${{ $A + $MIDDLE + $C }}    n_predict=${N}
-    ${out} =    Complete    ${{ $A + $C }}    n_predict=${N}    n_cache_reuse=${0}
+    Complete    ${A_MIDDLE_C}    n_predict=${N}
+    ${out} =    Complete    ${A_C}    n_predict=${N}    n_cache_reuse=${0}
     Json Field Should Be    ${out}    timings.cache_n    ${{ len($A) }}
 
 Chunks Shorter Than The Minimum Are Evaluated Again
     [Documentation]    Only `${REUSE} - 1` tokens follow the gap, fewer than `--cache-reuse` asks for.
     VAR    @{tail}    @{C}[:${REUSE - 1}]
-    Complete    ${{ $A + $MIDDLE + $tail }}    n_predict=${N}
-    ${out} =    Complete    ${{ $A + $tail }}    n_predict=${N}
+    VAR    @{cached}    @{A}    @{MIDDLE}    @{tail}
+    VAR    @{dropped}    @{A}    @{tail}
+    Complete    ${cached}    n_predict=${N}
+    ${out} =    Complete    ${dropped}    n_predict=${N}
     Json Field Should Be    ${out}    timings.cache_n    ${{ len($A) }}
 
 

@@ -64,21 +64,24 @@ Different Seeds Sample Different Output
 Stop Word Cuts The Output Before It
     ${free} =    Complete    ${PROMPT}    n_predict=${32}    ignore_eos=${True}
     ${stop} =    Evaluate    $free["content"][10:13]
-    ${out} =    Complete    ${PROMPT}    n_predict=${32}    stop=${{ [$stop] }}    ignore_eos=${True}
-    Json Field Should Be    ${out}    content    ${{ $free["content"].split($stop)[0] }}
+    VAR    @{stops}    ${stop}
+    ${out} =    Complete    ${PROMPT}    n_predict=${32}    stop=${stops}    ignore_eos=${True}
+    ${before} =    Text Before    ${free}[content]    ${stop}
+    Json Field Should Be    ${out}    content    ${before}
     Json Field Should Be    ${out}    stop_type    word
     Json Field Should Be    ${out}    stopping_word    ${stop}
 
 Forced Eos Ends Generation Early
     ${eos} =    End Of Sequence Token
-    ${out} =    Complete    ${PROMPT}    n_predict=${16}    logit_bias=${{ [[$eos, 1000]] }}
+    ${forced} =    Logit Bias Pairs    ${eos}    ${1000}
+    ${out} =    Complete    ${PROMPT}    n_predict=${16}    logit_bias=${forced}
     Json Field Should Be    ${out}    stop_type    eos
     Should Be True    $out["tokens_predicted"] < 16
 
 Ignore Eos Runs To N Predict Despite Forced Eos
     ${eos} =    End Of Sequence Token
-    ${out} =    Complete    ${PROMPT}    n_predict=${16}    logit_bias=${{ [[$eos, 1000]] }}
-    ...    ignore_eos=${True}
+    ${forced} =    Logit Bias Pairs    ${eos}    ${1000}
+    ${out} =    Complete    ${PROMPT}    n_predict=${16}    logit_bias=${forced}    ignore_eos=${True}
     Json Field Should Be    ${out}    stop_type    limit
     Json Field Should Be    ${out}    tokens_predicted    ${16}
 
@@ -89,12 +92,12 @@ Ignore Eos Bans Every End Of Generation Token In The Generation Settings
     ${eos} =    End Of Sequence Token
     ${im_end} =    Tokenize    <|im_end|>    parse_special=${True}
     ${out} =    Complete    ${PROMPT}    n_predict=${2}    ignore_eos=${True}
-    VAR    @{banned}    ${{ {"bias": None, "token": $eos} }}    ${{ {"bias": None, "token": $im_end[0]} }}
-    Json Field Should Be    ${out}    generation_settings.logit_bias    ${banned}
+    VAR    @{banned}    ${eos}    ${im_end}[0]
+    Logit Bias Should Be Echoed    ${out}    ${banned}    ${False}
 
 Without Ignore Eos The Generation Settings Carry No Bias
     ${out} =    Complete    ${PROMPT}    n_predict=${2}
-    Json Field Should Be    ${out}    generation_settings.logit_bias    ${{ [] }}
+    Json Field Should Be    ${out}    generation_settings.logit_bias    expected=@{EMPTY}
 
 Unbounded Generation Stops At The End Of The Slot Context
     [Tags]    needs:tiny

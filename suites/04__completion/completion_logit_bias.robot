@@ -38,18 +38,25 @@ Logit Bias Should Keep The First Token Out
     VAR    ${banned}    ${free}[tokens][0]
     ${text} =    Token Text    ${banned}
     ${biased_tokens} =    Biased Tokens    ${key}    ${banned}    ${text}
-    VAR    ${name}    ${{ $text if $key == "text" else $banned }}
-    VAR    ${logit_bias}    ${{ {str($name): $bias} if $form == "map" else [[$name, $bias]] }}
+    ${name} =    Bias Key    ${key}    ${banned}    ${text}
+    ${logit_bias} =    Logit Bias In Form    ${form}    ${name}    ${bias}
     ${out} =    Complete    ${PROMPT}    n_predict=${N_PREDICT}    return_tokens=${True}    logit_bias=${logit_bias}
     ...    ignore_eos=${True}
     Should Not Contain Any    ${out}[tokens]    @{biased_tokens}
     Length Should Be    ${out}[tokens]    ${N_PREDICT}
-    Logit Bias Should Be Echoed    ${out}    ${biased_tokens}    ${{ None if $bias is False else $bias }}
+    Logit Bias Should Be Echoed    ${out}    ${biased_tokens}    ${bias}
     ...    then=${free}[generation_settings][logit_bias]
+
+Bias Key
+    [Documentation]    What a bias keyed by `key` names: the token's `text`, or its id.
+    [Arguments]    ${key}    ${token}    ${text}
+    IF    $key == "text"    RETURN    ${text}
+    RETURN    ${token}
 
 Biased Tokens
     [Documentation]    The token ids a bias keyed by `key` applies to: the id itself, or every token of its text.
     [Arguments]    ${key}    ${token}    ${text}
-    IF    $key == "id"    RETURN    ${{ [$token] }}
+    VAR    @{alone}    ${token}
+    IF    $key == "id"    RETURN    ${alone}
     ${tokens} =    Tokenize    ${text}
     RETURN    ${tokens}

@@ -6,6 +6,7 @@ Documentation       Native /completion prompts and results: token-id, mixed and 
 ...                 for the same prompt, since equal token sequences at temperature 0 give equal answers.
 Resource            ../../resources/completion.resource
 Resource            ../../resources/props.resource
+Library             Collections
 Suite Setup         Start Server For Suite With Its Slot Count    tiny-2-slots
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
@@ -16,6 +17,7 @@ Test Tags           completion
 ${PROMPT}           hello world
 ${OTHER}            the llama server
 ${N}                ${6}
+@{BOTH}             ${PROMPT}    ${OTHER}
 
 
 *** Test Cases ***
@@ -42,13 +44,15 @@ Mixed Prompt Of Ids And Text Is One Prompt Of Their Tokens
     ${ids} =    Tokenize    ${PROMPT}    add_special=${True}
     ${tail} =    Tokenize    ${OTHER}
     ${joined} =    Complete    ${{ $ids + $tail }}    n_predict=${N}    ignore_eos=${True}
-    ${out} =    Complete    ${{ $ids + [$OTHER] }}    n_predict=${N}    ignore_eos=${True}
+    VAR    @{mixed}    @{ids}    ${OTHER}
+    ${out} =    Complete    ${mixed}    n_predict=${N}    ignore_eos=${True}
     Json Field Should Be    ${out}    content    ${joined}[content]
     Json Field Should Be    ${out}    tokens_evaluated    ${{ len($ids) + len($tail) }}
 
 Json Object Prompt Answers Like The Plain String
     ${plain} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
-    ${out} =    Complete    ${{ {"prompt_string": $PROMPT} }}    n_predict=${N}    ignore_eos=${True}
+    VAR    &{prompt}    prompt_string=${PROMPT}
+    ${out} =    Complete    ${prompt}    n_predict=${N}    ignore_eos=${True}
     Json Field Should Be    ${out}    content    ${plain}[content]
     Json Field Should Be    ${out}    index    ${0}
 
@@ -64,7 +68,9 @@ Empty Token List In A Prompt Array Gets An Empty Answer
     ...    send empty response". Nothing is evaluated or generated, whatever `n_predict` says, and `stop_type`
     ...    stays `none` because generation never started. Only `prompt: []` (no prompt at all) is refused, with
     ...    400 `"prompt" must not be empty`.
-    ${out} =    Complete    ${{ [[]] }}    n_predict=${N}    ignore_eos=${True}
+    VAR    @{no_tokens}    @{EMPTY}
+    VAR    @{one_empty_prompt}    ${no_tokens}
+    ${out} =    Complete    ${one_empty_prompt}    n_predict=${N}    ignore_eos=${True}
     Json Field Should Be    ${out}    content    ${EMPTY}
     Json Field Should Be    ${out}    tokens_evaluated    ${0}
     Json Field Should Be    ${out}    tokens_predicted    ${0}
@@ -75,25 +81,30 @@ Several Prompts Give One Result Each In Prompt Order
     [Tags]    needs:tiny
     ${first} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
     ${second} =    Complete    ${OTHER}    n_predict=${N}    ignore_eos=${True}
-    ${results} =    Complete    ${{ [$PROMPT, $OTHER] }}    n_predict=${N}    ignore_eos=${True}
+    ${results} =    Complete    ${BOTH}    n_predict=${N}    ignore_eos=${True}
     Results Should Be Indexed In Order    ${results}
     ${contents} =    Field Of Each    ${results}    content
-    Should Be Equal    ${contents}    ${{ [$first["content"], $second["content"]] }}
+    VAR    @{expected}    ${first}[content]    ${second}[content]
+    Should Be Equal    ${contents}    ${expected}
 
 A Text Prompt And A Token Prompt Can Share One Request
     ${ids} =    Tokenize    ${OTHER}    add_special=${True}
-    ${results} =    Complete    ${{ [$PROMPT, $ids] }}    n_predict=${N}    ignore_eos=${True}
+    VAR    @{prompts}    ${PROMPT}    ${ids}
+    ${results} =    Complete    ${prompts}    n_predict=${N}    ignore_eos=${True}
     Results Should Be Indexed In Order    ${results}
     ${evaluated} =    Field Of Each    ${results}    tokens_evaluated
     ${text_ids} =    Tokenize    ${PROMPT}    add_special=${True}
-    Should Be Equal    ${evaluated}    ${{ [len($text_ids), len($ids)] }}
+    VAR    @{as_ids}    ${text_ids}    ${ids}
+    ${expected} =    Lengths Of Each    ${as_ids}
+    Should Be Equal    ${evaluated}    ${expected}
 
 N Cmpl Gives That Many Identical Results At Temperature Zero
     ${single} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
     ${results} =    Complete    ${PROMPT}    n_predict=${N}    n_cmpl=${2}    ignore_eos=${True}
     Results Should Be Indexed In Order    ${results}
     ${contents} =    Field Of Each    ${results}    content
-    Should Be Equal    ${contents}    ${{ [$single["content"]] * 2 }}
+    VAR    @{expected}    ${single}[content]    ${single}[content]
+    Should Be Equal    ${contents}    ${expected}
 
 N Is An Alias Of N Cmpl
     ${results} =    Complete    ${PROMPT}    n_predict=${N}    n=${2}    ignore_eos=${True}
@@ -104,18 +115,20 @@ N Cmpl Copies Run On Distinct Slots
     [Tags]    needs:multi-slot
     ${results} =    Complete    ${PROMPT}    n_predict=${N}    n_cmpl=${2}    ignore_eos=${True}
     ${used} =    Field Of Each    ${results}    id_slot
-    Length Should Be    ${{ set($used) }}    2    the copies ran on slots ${used}
-    Should Contain    ${{ list(range($SLOTS)) }}    ${used}[0]
-    Should Contain    ${{ list(range($SLOTS)) }}    ${used}[1]
+    Length Should Be    ${used}    2
+    List Should Not Contain Duplicates    ${used}    the copies ran on slots ${used}
+    Should Be A Slot Of The Server    ${used}[0]
+    Should Be A Slot Of The Server    ${used}[1]
 
 Several Prompts With N Cmpl Give Every Prompt N Times
     [Tags]    needs:tiny
     ${first} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
     ${second} =    Complete    ${OTHER}    n_predict=${N}    ignore_eos=${True}
-    ${results} =    Complete    ${{ [$PROMPT, $OTHER] }}    n_predict=${N}    n_cmpl=${2}    ignore_eos=${True}
+    ${results} =    Complete    ${BOTH}    n_predict=${N}    n_cmpl=${2}    ignore_eos=${True}
     Results Should Be Indexed In Order    ${results}
     ${contents} =    Field Of Each    ${results}    content
-    Should Be Equal    ${contents}    ${{ [$first["content"]] * 2 + [$second["content"]] * 2 }}
+    VAR    @{expected}    ${first}[content]    ${first}[content]    ${second}[content]    ${second}[content]
+    Should Be Equal    ${contents}    ${expected}
 
 Requested Slot Serves The Request And Is Reported
     [Tags]    needs:multi-slot
@@ -136,8 +149,8 @@ Slot Id Beyond The Slot Count Wraps Around
 Slot Id Below Minus One Or Not A Number Falls Back To Any Slot
     ${negative} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=${-5}    ignore_eos=${True}
     ${text} =    Complete    ${PROMPT}    n_predict=${2}    id_slot=x    ignore_eos=${True}
-    Should Contain    ${{ list(range($SLOTS)) }}    ${negative}[id_slot]
-    Should Contain    ${{ list(range($SLOTS)) }}    ${text}[id_slot]
+    Should Be A Slot Of The Server    ${negative}[id_slot]
+    Should Be A Slot Of The Server    ${text}[id_slot]
 
 Repeated Prompt Reuses All But Its Last Token From The Cache
     [Tags]    needs:full-prompt-cache
@@ -160,7 +173,8 @@ Longer Prompt Reuses The Cached Prefix
     ${long} =    Tokenize    seven eight nine ten    add_special=${True}
     Complete    seven eight    n_predict=${N}    id_slot=${0}    ignore_eos=${True}
     ${out} =    Complete    seven eight nine ten    n_predict=${N}    id_slot=${0}    ignore_eos=${True}
-    Json Field Should Be    ${out}    timings.cache_n    ${{ len(os.path.commonprefix([$short, $long])) }}
+    ${common} =    Common Prefix Length    ${short}    ${long}
+    Json Field Should Be    ${out}    timings.cache_n    ${common}
     Json Field Should Be    ${out}    timings.prompt_n    ${{ $out["tokens_evaluated"] - $out["timings"]["cache_n"] }}
 
 Tokens Cached Counts The Prompt And All But The Last Generated Token
@@ -171,22 +185,22 @@ Tokens Cached Counts The Prompt And All But The Last Generated Token
     Json Field Should Be    ${out}    tokens_cached    ${{ $out["tokens_evaluated"] + $N - 1 }}
 
 Response Fields Keep Only The Named Fields
-    ${out} =    Complete    ${PROMPT}    n_predict=${N}    response_fields=${{ ["content", "tokens_predicted"] }}
-    ...    ignore_eos=${True}
-    Should Be Equal    ${{ sorted($out) }}    ${{ ["content", "tokens_predicted"] }}
+    VAR    @{fields}    content    tokens_predicted
+    ${out} =    Complete    ${PROMPT}    n_predict=${N}    response_fields=${fields}    ignore_eos=${True}
+    Json Keys Should Be    ${out}    @{fields}
     Json Field Should Be    ${out}    tokens_predicted    ${N}
 
 Response Fields Reach Nested Fields Under Their Path
-    ${out} =    Complete    ${PROMPT}    n_predict=${N}
-    ...    response_fields=${{ ["generation_settings/n_predict", "timings/predicted_n"] }}    ignore_eos=${True}
+    VAR    @{fields}    generation_settings/n_predict    timings/predicted_n
+    ${out} =    Complete    ${PROMPT}    n_predict=${N}    response_fields=${fields}    ignore_eos=${True}
     Length Should Be    ${out}    2
     Json Field Should Be    ${out}    generation_settings/n_predict    ${N}
     Json Field Should Be    ${out}    timings/predicted_n    ${N}
 
 Unknown Response Field Is Left Out
-    ${out} =    Complete    ${PROMPT}    n_predict=${N}    response_fields=${{ ["content", "no_such_field"] }}
-    ...    ignore_eos=${True}
-    Should Be Equal    ${{ list($out) }}    ${{ ["content"] }}
+    VAR    @{fields}    content    no_such_field
+    ${out} =    Complete    ${PROMPT}    n_predict=${N}    response_fields=${fields}    ignore_eos=${True}
+    Json Keys Should Be    ${out}    content
     Json Field Should Be Of Type    ${out}    content    str
 
 Return Tokens Lists The Ids Of The Generated Text
@@ -198,4 +212,4 @@ Return Tokens Lists The Ids Of The Generated Text
 Tokens Stay Empty Without Return Tokens
     ${out} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
     Json Field Should Be    ${out}    tokens_predicted    ${N}
-    Json Field Should Be    ${out}    tokens    ${{ [] }}
+    Json Field Should Be    ${out}    tokens    expected=@{EMPTY}

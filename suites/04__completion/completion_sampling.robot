@@ -14,11 +14,15 @@ Test Tags           completion
 *** Variables ***
 ${PROMPT}           hello world
 ${YES_OR_NO}        root ::= "yes" | "no"
-&{DIGIT}            type=integer    minimum=${0}    maximum=${9}    # robocop: off=unused-variable
+@{YES_NO}           yes    no
+&{DIGIT}            type=integer    minimum=${0}    maximum=${9}
+&{ONE_OF_YES_NO}    enum=${YES_NO}
+&{ANSWER_FIELDS}    answer=${ONE_OF_YES_NO}    n=${DIGIT}
+@{ANSWER_NAMES}     answer    n
 &{ANSWER_SCHEMA}
 ...                 type=object
-...                 properties=${{ {"answer": {"enum": ["yes", "no"]}, "n": $DIGIT} }}
-...                 required=${{ ["answer", "n"] }}
+...                 properties=${ANSWER_FIELDS}
+...                 required=${ANSWER_NAMES}
 ...                 additionalProperties=${False}
 
 
@@ -69,7 +73,7 @@ No Probabilities Without N Probs
 
 Grammar Restricts The Output To Its Language
     ${out} =    Complete    ${PROMPT}    n_predict=${16}    grammar=${YES_OR_NO}
-    Should Contain    ${{ ["yes", "no"] }}    ${out}[content]
+    Should Contain    ${YES_NO}    ${out}[content]
     Json Field Should Be    ${out}    stop_type    eos
     Json Field Should Be    ${out}    generation_settings.grammar    ${YES_OR_NO}
 
@@ -77,14 +81,14 @@ Json Schema Output Parses And Satisfies The Schema
     ${out} =    Complete    ${PROMPT}    n_predict=${64}    json_schema=${ANSWER_SCHEMA}
     Json Field Should Be    ${out}    stop_type    eos
     ${answer} =    Evaluate    json.loads($out["content"])
-    Should Be Equal    ${{ sorted($answer) }}    ${{ ["answer", "n"] }}
-    Should Contain    ${{ ["yes", "no"] }}    ${answer}[answer]
+    Json Keys Should Be    ${answer}    @{ANSWER_NAMES}
+    Should Contain    ${YES_NO}    ${answer}[answer]
     Json Field Should Be Of Type    ${answer}    n    int
     Should Be True    0 <= $answer["n"] <= 9
 
 Grammar Wins Over Json Schema
     ${out} =    Complete    ${PROMPT}    n_predict=${64}    grammar=${YES_OR_NO}    json_schema=${ANSWER_SCHEMA}
-    Should Contain    ${{ ["yes", "no"] }}    ${out}[content]
+    Should Contain    ${YES_NO}    ${out}[content]
     Json Field Should Be    ${out}    generation_settings.grammar    ${YES_OR_NO}
 
 Lazy Grammar Without Triggers Is Accepted And Not Applied
@@ -99,14 +103,17 @@ Lazy Grammar Without Triggers Is Accepted And Not Applied
 Large Positive Bias Makes One Token Win Every Step
     ${first} =    Complete    ${PROMPT}    n_predict=${1}    n_probs=${2}    ignore_eos=${True}
     VAR    ${runner_up}    ${first}[completion_probabilities][0][top_logprobs][1][id]
-    ${tokens} =    Generated Tokens    ${PROMPT}    n_predict=${8}    logit_bias=${{ [[$runner_up, 100]] }}
-    Should Be Equal    ${tokens}    ${{ [$runner_up] * 8 }}
+    ${favour} =    Logit Bias Pairs    ${runner_up}    ${100}
+    ${tokens} =    Generated Tokens    ${PROMPT}    n_predict=${8}    logit_bias=${favour}
+    Length Should Be    ${tokens}    8
+    Every Value Should Be    ${tokens}    ${runner_up}
 
 Bias For A Token Outside The Vocabulary Is Ignored
     ${free} =    Complete    ${PROMPT}    n_predict=${8}    ignore_eos=${True}
-    ${out} =    Complete    ${PROMPT}    n_predict=${8}    logit_bias=${{ {"999999": False} }}
+    VAR    &{outside}    999999=${False}
+    ${out} =    Complete    ${PROMPT}    n_predict=${8}    logit_bias=${outside}
     Json Field Should Be    ${out}    content    ${free}[content]
-    Json Field Should Be    ${out}    generation_settings.logit_bias    ${{ [] }}
+    Json Field Should Be    ${out}    generation_settings.logit_bias    expected=@{EMPTY}
 
 Fixed Seed Repeats Sampled Output On Another Slot
     ${first} =    Complete    ${PROMPT}    n_predict=${24}    temperature=${1.0}    seed=${11}    id_slot=${0}

@@ -11,22 +11,22 @@ Test Tags           completion
 
 
 *** Variables ***
-${SERVER_LIMIT}     8
+${SERVER_LIMIT}     ${8}
 ${PROMPT}           hello world
 
 
 *** Test Cases ***
 Request Without A Limit Stops At The Server Limit
     ${out} =    Complete    ${PROMPT}
-    Json Field Should Be    ${out}    tokens_predicted    ${{ int($SERVER_LIMIT) }}
+    Json Field Should Be    ${out}    tokens_predicted    ${SERVER_LIMIT}
     Json Field Should Be    ${out}    stop_type    limit
-    Json Field Should Be    ${out}    generation_settings.n_predict    ${{ int($SERVER_LIMIT) }}
+    Json Field Should Be    ${out}    generation_settings.n_predict    ${SERVER_LIMIT}
 
 Unlimited And Null N Predict Stop At The Server Limit
     ${unlimited} =    Complete    ${PROMPT}    n_predict=${-1}
     ${null} =    Complete    ${PROMPT}    n_predict=${NONE}
-    Json Field Should Be    ${unlimited}    tokens_predicted    ${{ int($SERVER_LIMIT) }}
-    Json Field Should Be    ${null}    tokens_predicted    ${{ int($SERVER_LIMIT) }}
+    Json Field Should Be    ${unlimited}    tokens_predicted    ${SERVER_LIMIT}
+    Json Field Should Be    ${null}    tokens_predicted    ${SERVER_LIMIT}
     Json Field Should Be    ${unlimited}    truncated    ${False}
 
 Smaller Request Limit Wins Over The Server Limit
@@ -44,7 +44,7 @@ Larger Request Limit Wins Over The Server Limit
 
 V1 Completion Without Max Tokens Stops At The Server Limit
     ${out} =    Complete V1    ${PROMPT}
-    Json Field Should Be    ${out}    usage.completion_tokens    ${{ int($SERVER_LIMIT) }}
+    Json Field Should Be    ${out}    usage.completion_tokens    ${SERVER_LIMIT}
     Json Field Should Be    ${out}    choices.0.finish_reason    length
 
 Streamed Request Without A Limit Stops At The Server Limit
@@ -60,6 +60,6 @@ Props Report The Server Limit As The Default N Predict
     ...    still reports -1 (`get_res_props` copies only the sampling defaults, not the `--n-predict` limit).
     [Tags]    bug
     ${out} =    Complete    ${PROMPT}
-    Json Field Should Be    ${out}    generation_settings.n_predict    ${{ int($SERVER_LIMIT) }}
+    Json Field Should Be    ${out}    generation_settings.n_predict    ${SERVER_LIMIT}
     ${props} =    Get Props
-    Json Field Should Be    ${props}    default_generation_settings.params.n_predict    ${{ int($SERVER_LIMIT) }}
+    Json Field Should Be    ${props}    default_generation_settings.params.n_predict    ${SERVER_LIMIT}

@@ -42,8 +42,9 @@ Streamed Text Equals Non Streamed Text
 Streamed Text Equals Non Streamed Text With A Stop Word
     ${free} =    Complete    ${PROMPT}    n_predict=${32}    ignore_eos=${True}
     VAR    ${stop}    ${free}[content][12:14]
-    ${plain} =    Complete    ${PROMPT}    n_predict=${32}    stop=${{ [$stop] }}    ignore_eos=${True}
-    ${result} =    Stream Completion    ${PROMPT}    n_predict=${32}    stop=${{ [$stop] }}    ignore_eos=${True}
+    VAR    @{stops}    ${stop}
+    ${plain} =    Complete    ${PROMPT}    n_predict=${32}    stop=${stops}    ignore_eos=${True}
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${32}    stop=${stops}    ignore_eos=${True}
     Streamed Text Should Be    ${result}    ${plain}[content]
 
 Two Streams On Two Slots Give The Same Text
@@ -54,7 +55,8 @@ Two Streams On Two Slots Give The Same Text
     VAR    &{first}    prompt=${PROMPT}    temperature=${0}    n_predict=${16}    stream=${True}    id_slot=${0}
     ...    cache_prompt=${False}
     VAR    &{second}    &{first}    id_slot=${1}
-    ${results} =    Stream Requests Concurrently    /completion    ${{ [$first, $second] }}
+    VAR    @{bodies}    ${first}    ${second}
+    ${results} =    Stream Requests Concurrently    /completion    ${bodies}
     Stream Status Should Be    ${results}[0]    200
     Stream Status Should Be    ${results}[1]    200
     Streamed Text Should Be    ${results}[1]    ${results[0].text}

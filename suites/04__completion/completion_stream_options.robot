@@ -41,7 +41,8 @@ Progress Chunks Carry No Token
     ${progress} =    Progress Chunks    ${result}
     Should Not Be Empty    ${progress}
     ${tokens} =    Field Of Each    ${progress}    tokens
-    Should Be Equal    ${tokens}    ${{ [[]] * len($progress) }}
+    VAR    @{no_tokens}    @{EMPTY}
+    Every Value Should Be    ${tokens}    ${no_tokens}
 
 Only The Final Streamed Chunk Names The Slot
     [Documentation]    Current, undocumented behaviour of this build. No written contract names the slot before
@@ -52,7 +53,9 @@ Only The Final Streamed Chunk Names The Slot
     ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    id_slot=${1}    ignore_eos=${True}
     ${events} =    Stream Json Events    ${result}
     ${slots} =    Field Of Each    ${events}    id_slot
-    Should Be Equal    ${slots}    ${{ [-1] * $N + [1] }}
+    Length Should Be    ${slots}    ${N + 1}
+    Every Value Should Be    ${slots}[:-1]    ${-1}
+    Should Be Equal    ${slots}[-1]    ${1}
 
 Final Streamed Chunk Names The Requested Slot
     ${on_zero} =    Stream Completion    ${PROMPT}    n_predict=${N}    id_slot=${0}    ignore_eos=${True}
@@ -80,7 +83,8 @@ Streamed Prompts Keep Their Order In The Index
     [Tags]    needs:tiny
     ${first} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
     ${second} =    Complete    ${OTHER}    n_predict=${N}    ignore_eos=${True}
-    ${result} =    Stream Completion    ${{ [$PROMPT, $OTHER] }}    n_predict=${N}    ignore_eos=${True}
+    VAR    @{prompts}    ${PROMPT}    ${OTHER}
+    ${result} =    Stream Completion    ${prompts}    n_predict=${N}    ignore_eos=${True}
     Each Index Should Have One Final Chunk    ${result}    2
     Streamed Text Of Index Should Be    ${result}    0    ${first}[content]
     Streamed Text Of Index Should Be    ${result}    1    ${second}[content]
@@ -92,17 +96,19 @@ Stream Of Several Prompts Sends Only Json Objects
     ...    first chunk, on /completion and /v1/completions alike (the begin marker's `to_json` is null and only
     ...    the first result is special-cased); a stream of one prompt, even with `n_cmpl`, does not.
     [Tags]    bug
-    ${result} =    Stream Completion    ${{ [$PROMPT, $OTHER] }}    n_predict=${2}    ignore_eos=${True}
+    VAR    @{prompts}    ${PROMPT}    ${OTHER}
+    ${result} =    Stream Completion    ${prompts}    n_predict=${2}    ignore_eos=${True}
     ${events} =    Stream Json Events    ${result}
     Length Should Be    ${events}    6
 
 Response Fields Shape Only The Final Chunk Of A Stream
     [Documentation]    Partial chunks keep their usual fields; the final chunk holds only the named ones.
-    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    response_fields=${{ ["tokens_predicted"] }}
-    ...    ignore_eos=${True}
+    VAR    @{fields}    tokens_predicted
+    ${result} =    Stream Completion    ${PROMPT}    n_predict=${N}    response_fields=${fields}    ignore_eos=${True}
     Every Partial Chunk Should Carry One Token    ${result}
     ${events} =    Stream Json Events    ${result}
-    Should Be Equal    ${events}[-1]    ${{ {"tokens_predicted": $N} }}
+    VAR    &{expected}    tokens_predicted=${N}
+    Should Be Equal    ${events}[-1]    ${expected}
 
 
 *** Keywords ***
@@ -119,9 +125,10 @@ Progress Should Come Before The Text
     ${events} =    Stream Json Events    ${result}
     ${progress} =    Progress Chunks    ${result}
     Should Not Be Empty    ${progress}
-    Should Be Equal    ${{ $events[:len($progress)] }}    ${progress}    progress chunks are not all first
+    ${count} =    Get Length    ${progress}
+    Should Be Equal    ${events}[:${count}]    ${progress}    progress chunks are not all first
     ${texts} =    Field Of Each    ${progress}    content
-    Should Be Equal    ${texts}    ${{ [""] * len($progress) }}
+    Every Value Should Be    ${texts}    ${EMPTY}
 
 Progress Should Rise To The Prompt Size
     [Documentation]    Every progress chunk reports `total` = `n_prompt` (the prompt's tokens), and `processed`
@@ -131,8 +138,8 @@ Progress Should Rise To The Prompt Size
     ${reports} =    Field Of Each    ${progress}    prompt_progress
     ${totals} =    Field Of Each    ${reports}    total
     ${processed} =    Field Of Each    ${reports}    processed
-    Should Be Equal    ${totals}    ${{ [$n_prompt] * len($reports) }}
-    Should Be Equal    ${processed}    ${{ sorted(set($processed)) }}    not rising: ${processed}
+    Every Value Should Be    ${totals}    ${n_prompt}
+    Values Should Be Sorted    ${processed}    strictly=${True}
     Should Be Equal    ${processed}[-1]    ${n_prompt}
 
 Every Chunk Timing Should Count Its Tokens
@@ -150,6 +157,6 @@ Streamed Probabilities
     ...    must carry exactly one (for its one token) and the final chunk none.
     [Arguments]    ${result}
     ${events} =    Stream Json Events    ${result}
-    ${per_chunk} =    Values Of Each    ${events}    completion_probabilities    missing=${{ [] }}
+    ${per_chunk} =    Values Of Each    ${events}    completion_probabilities    missing=@{EMPTY}
     ${entries} =    One Entry Of Each Token Chunk    ${per_chunk}
     RETURN    ${entries}

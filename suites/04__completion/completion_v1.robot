@@ -25,7 +25,7 @@ Text Completion Has The OpenAI Object Shape
     Json Field Should Be Of Type    ${out}    id    str
     Json Field Should Be Of Type    ${out}    created    int
     Length Should Be    ${out}[choices]    1
-    Should Be Equal    ${{ sorted($out["choices"][0]) }}    ${{ ["finish_reason", "index", "logprobs", "text"] }}
+    Json Keys Should Be    ${out}[choices][0]    finish_reason    index    logprobs    text
     Json Field Should Be    ${out}    choices.0.index    ${0}
     Json Field Should Be    ${out}    choices.0.logprobs    ${NONE}
 
@@ -51,7 +51,8 @@ Text Equals The Native Completion Text
 
 Forced Eos Finishes With Stop
     ${eos} =    End Of Sequence Token
-    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    logit_bias=${{ {str($eos): 100} }}
+    ${forced} =    Logit Bias In Form    map    ${eos}    ${100}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    logit_bias=${forced}
     Json Field Should Be    ${out}    choices.0.finish_reason    stop
     Should Be True    $out["usage"]["completion_tokens"] < $N
 
@@ -59,7 +60,8 @@ Stop String Finishes With Stop And Cuts The Text Before It
     ${free} =    Complete V1    ${PROMPT}    max_tokens=${32}    ignore_eos=${True}
     VAR    ${stop}    ${free}[choices][0][text][10:13]
     ${out} =    Complete V1    ${PROMPT}    max_tokens=${32}    stop=${stop}    ignore_eos=${True}
-    Json Field Should Be    ${out}    choices.0.text    ${{ $free["choices"][0]["text"].split($stop)[0] }}
+    ${before} =    Text Before    ${free}[choices][0][text]    ${stop}
+    Json Field Should Be    ${out}    choices.0.text    ${before}
     Json Field Should Be    ${out}    choices.0.finish_reason    stop
 
 Logprobs Gives That Many Alternatives For Every Token
@@ -77,16 +79,19 @@ N Gives That Many Choices With Their Indexes
     ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    n=${2}    ignore_eos=${True}
     Results Should Be Indexed In Order    ${out}[choices]
     ${texts} =    Field Of Each    ${out}[choices]    text
-    Should Be Equal    ${texts}    ${{ [$native["content"]] * 2 }}
+    VAR    @{expected}    ${native}[content]    ${native}[content]
+    Should Be Equal    ${texts}    ${expected}
 
 Several Prompts Give One Choice Each In Prompt Order
     [Tags]    needs:tiny
     ${first} =    Complete    ${PROMPT}    n_predict=${N}    ignore_eos=${True}
     ${second} =    Complete    ${OTHER}    n_predict=${N}    ignore_eos=${True}
-    ${out} =    Complete V1    ${{ [$PROMPT, $OTHER] }}    max_tokens=${N}    ignore_eos=${True}
+    VAR    @{prompts}    ${PROMPT}    ${OTHER}
+    ${out} =    Complete V1    ${prompts}    max_tokens=${N}    ignore_eos=${True}
     Results Should Be Indexed In Order    ${out}[choices]
     ${texts} =    Field Of Each    ${out}[choices]    text
-    Should Be Equal    ${texts}    ${{ [$first["content"], $second["content"]] }}
+    VAR    @{expected}    ${first}[content]    ${second}[content]
+    Should Be Equal    ${texts}    ${expected}
 
 Usage Counts The Tokens Of Every Choice
     [Documentation]    Contract: the OpenAI API reference, `n`: "you will be charged based on the number of
@@ -114,7 +119,8 @@ Fixed Seed Repeats Sampled Text
 
 Logit Bias Map Keeps The First Token Out
     ${free} =    Generated Tokens    ${PROMPT}    n_predict=${N}
-    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    logprobs=${1}    logit_bias=${{ {str($free[0]): -100} }}
+    ${avoid} =    Logit Bias In Form    map    ${free}[0]    ${-100}
+    ${out} =    Complete V1    ${PROMPT}    max_tokens=${N}    logprobs=${1}    logit_bias=${avoid}
     ${tokens} =    Field Of Each    ${out}[choices][0][logprobs][content]    id
     Should Not Contain    ${tokens}    ${free}[0]
     Length Should Be    ${tokens}    ${N}

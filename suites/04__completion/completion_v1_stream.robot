@@ -43,14 +43,16 @@ Streamed Usage Arrives On The Finish Chunk
 Streamed Stop String Finishes With Stop
     ${free} =    Complete V1    ${PROMPT}    max_tokens=${32}    ignore_eos=${True}
     VAR    ${stop}    ${free}[choices][0][text][8:10]
-    ${plain} =    Complete V1    ${PROMPT}    max_tokens=${32}    stop=${{ [$stop] }}    ignore_eos=${True}
-    ${result} =    Stream V1 Completion    ${PROMPT}    max_tokens=${32}    stop=${{ [$stop] }}    ignore_eos=${True}
+    VAR    @{stops}    ${stop}
+    ${plain} =    Complete V1    ${PROMPT}    max_tokens=${32}    stop=${stops}    ignore_eos=${True}
+    ${result} =    Stream V1 Completion    ${PROMPT}    max_tokens=${32}    stop=${stops}    ignore_eos=${True}
     Streamed Text Should Be    ${result}    ${plain}[choices][0][text]
     Finish Chunk Should Be    ${result}    stop
 
 Streamed Forced Eos Finishes With Stop
     ${eos} =    End Of Sequence Token
-    ${result} =    Stream V1 Completion    ${PROMPT}    max_tokens=${N}    logit_bias=${{ {str($eos): 100} }}
+    ${forced} =    Logit Bias In Form    map    ${eos}    ${100}
+    ${result} =    Stream V1 Completion    ${PROMPT}    max_tokens=${N}    logit_bias=${forced}
     Finish Chunk Should Be    ${result}    stop
     Stream Should End With Done Marker    ${result}
 
@@ -70,6 +72,6 @@ Streamed Logprobs
     ...    chunk, none on the finish chunk.
     [Arguments]    ${result}
     ${chunks} =    Stream Json Events    ${result}
-    ${per_chunk} =    Values Of Each    ${chunks}    choices.0.logprobs.content    missing=${{ [] }}
+    ${per_chunk} =    Values Of Each    ${chunks}    choices.0.logprobs.content    missing=@{EMPTY}
     ${entries} =    One Entry Of Each Token Chunk    ${per_chunk}
     RETURN    ${entries}

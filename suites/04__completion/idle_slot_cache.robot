@@ -48,6 +48,6 @@ Start Servers With And Without Idle Slot Caching
 Slot Should Hold Tokens
     [Documentation]    `GET /slots` reports `expected` (a number or a Python expression) as the `n_prompt_tokens`
     ...    of slot `id`: the tokens its KV cache holds, the prompt and all but the last generated token.
-    [Arguments]    ${id}    ${expected}    ${server}=suite
+    [Arguments]    ${id}    ${expected: int}    ${server}=suite
     ${slots} =    GET On Session    ${server}    /slots    expected_status=200
-    Json Field Should Be    ${slots}    ${id}.n_prompt_tokens    ${{ int(${expected}) }}
+    Json Field Should Be    ${slots}    ${id}.n_prompt_tokens    ${expected}

@@ -32,30 +32,29 @@ Only The Tools That Change Something Ask For The Write Permission
 Read File Returns The Lines Asked For
     ${dir} =    Fresh Folder    read
     Create File    ${dir}${/}lines.txt    ${LINES}
-    ${all} =    Tool Text In    ${dir}    read_file    ${{ {"path": "lines.txt"} }}
+    ${all} =    Tool Text In    ${dir}    read_file    path=lines.txt
     Should Be Equal    ${all}    ${LINES}
-    ${part} =    Tool Text In    ${dir}    read_file    ${{ {"path": "lines.txt", "start_line": 2, "end_line": 3} }}
+    ${part} =    Tool Text In    ${dir}    read_file    path=lines.txt    start_line=${2}    end_line=${3}
     Should Be Equal    ${part}    two\nthree\n
-    ${numbered} =    Tool Text In    ${dir}    read_file
-    ...    ${{ {"path": "lines.txt", "start_line": 4, "append_loc": True} }}
+    ${numbered} =    Tool Text In    ${dir}    read_file    path=lines.txt    start_line=${4}    append_loc=${True}
     Should Be Equal    ${numbered}    4\u2192four\n5\u2192five\n
 
 Read File Refuses A File It Cannot Stat
     ${dir} =    Fresh Folder    missing
-    Tool Should Refuse In    ${dir}    read_file    ${{ {"path": "nope.txt"} }}    cannot stat file: nope.txt
+    Tool Should Refuse In    ${dir}    read_file    cannot stat file: nope.txt    path=nope.txt
 
 Read File Refuses A File Over Sixteen KiB Without A Line Range
     [Tags]    builds:11434-
     ${dir} =    Fresh Folder    big
     ${content} =    Evaluate    "x" * 20000
     Create File    ${dir}${/}big.txt    ${content}
-    Tool Should Refuse In    ${dir}    read_file    ${{ {"path": "big.txt"} }}
-    ...    file too large (20000 bytes, max 16384). Use start_line/end_line to read a portion.
+    Tool Should Refuse In    ${dir}    read_file
+    ...    file too large (20000 bytes, max 16384). Use start_line/end_line to read a portion.    path=big.txt
 
 Write File Creates The File And Its Folders
     ${dir} =    Fresh Folder    write
     VAR    ${content}    héllo ✓\nsecond line\n
-    ${answer} =    Tool Answer In    ${dir}    write_file    ${{ {"path": "a/b/out.txt", "content": $content} }}
+    ${answer} =    Tool Answer In    ${dir}    write_file    path=a/b/out.txt    content=${content}
     ${bytes} =    Evaluate    len($content.encode("utf-8"))
     VAR    &{expected}    result=file written successfully    path=a/b/out.txt    bytes=${bytes}
     Should Be Equal    ${answer}    ${expected}
@@ -65,9 +64,8 @@ Write File Creates The File And Its Folders
 Edit File Replaces Each Unique Text Once
     ${dir} =    Fresh Folder    edit
     Create File    ${dir}${/}f.txt    ${LINES}
-    VAR    @{edits}    ${{ {"old_text": "two", "new_text": "2"} }}
-    ...    ${{ {"old_text": "five\n", "new_text": "5\n6\n"} }}
-    ${answer} =    Tool Answer In    ${dir}    edit_file    ${{ {"path": "f.txt", "edits": $edits} }}
+    ${edits} =    Edits Replacing    two    2    five\n    5\n6\n
+    ${answer} =    Tool Answer In    ${dir}    edit_file    path=f.txt    edits=${edits}
     VAR    &{expected}    result=file edited successfully    path=f.txt    edits_applied=${2}
     Should Be Equal    ${answer}    ${expected}
     ${edited} =    Get File    ${dir}${/}f.txt
@@ -76,34 +74,35 @@ Edit File Replaces Each Unique Text Once
 Edit File Refuses Text That Is Not Unique And Leaves The File Alone
     ${dir} =    Fresh Folder    edit-dup
     Create File    ${dir}${/}dup.txt    dup\ndup\n
+    ${edits} =    Edits Replacing    dup    x
     Tool Should Refuse In    ${dir}    edit_file
-    ...    ${{ {"path": "dup.txt", "edits": [{"old_text": "dup", "new_text": "x"}]} }}
-    ...    found 2 occurrences of edits[0].old_text in dup.txt, it must be unique
+    ...    found 2 occurrences of edits[0].old_text in dup.txt, it must be unique    path=dup.txt    edits=${edits}
     ${after} =    Get File    ${dir}${/}dup.txt
     Should Be Equal    ${after}    dup\ndup\n
 
 Edit File Refuses Text It Cannot Find
     ${dir} =    Fresh Folder    edit-absent
     Create File    ${dir}${/}f.txt    ${LINES}
+    ${edits} =    Edits Replacing    seven    7
     Tool Should Refuse In    ${dir}    edit_file
-    ...    ${{ {"path": "f.txt", "edits": [{"old_text": "seven", "new_text": "7"}]} }}
     ...    could not find edits[0].old_text in f.txt, it must match the file's current content exactly
+    ...    path=f.txt    edits=${edits}
     ${after} =    Get File    ${dir}${/}f.txt
     Should Be Equal    ${after}    ${LINES}
 
 Edit File Refuses Overlapping Edits And Leaves The File Alone
     ${dir} =    Fresh Folder    edit-overlap
     Create File    ${dir}${/}f.txt    line1\nline2\n
-    VAR    @{edits}    ${{ {"old_text": "line1\nline2", "new_text": "a"} }}
-    ...    ${{ {"old_text": "line2", "new_text": "b"} }}
-    Tool Should Refuse In    ${dir}    edit_file    ${{ {"path": "f.txt", "edits": $edits} }}
+    ${edits} =    Edits Replacing    line1\nline2    a    line2    b
+    Tool Should Refuse In    ${dir}    edit_file
     ...    edits[0] and edits[1] overlap in f.txt; merge them into one edit or target disjoint regions
+    ...    path=f.txt    edits=${edits}
     ${after} =    Get File    ${dir}${/}f.txt
     Should Be Equal    ${after}    line1\nline2\n
 
 Exec Shell Command Returns Its Output And Exit Code
     ${dir} =    Fresh Folder    exec
-    ${text} =    Tool Text In    ${dir}    exec_shell_command    ${{ {"command": "printf 'a\\nb' ; pwd ; exit 3"} }}
+    ${text} =    Tool Text In    ${dir}    exec_shell_command    command=printf 'a\\nb' ; pwd ; exit 3
     Should Be Equal    ${text}    a\nb${dir}\n\n[exit code: 3]
 
 Exec Shell Command Is Stopped At Its Timeout
@@ -119,7 +118,7 @@ A Command That Forks Is Stopped At Its Timeout Too
     Command Should Be Stopped At Its Timeout    sleep 30; true
 
 Exec Shell Command Streams Its Output Then A Done Event
-    ${events} =    Streamed Tool Events    exec_shell_command    ${{ {"command": "echo hello"} }}
+    ${events} =    Streamed Tool Events    exec_shell_command    command=echo hello
     ${output} =    Values Of Each    ${events}[:-1]    chunk
     ${chunks} =    Evaluate    "".join($output)
     Should Be Equal    ${chunks}    hello\n\n[exit code: 0]
@@ -128,8 +127,9 @@ Exec Shell Command Streams Its Output Then A Done Event
 
 A Tool That Cannot Stream Refuses Stream With 404
     [Documentation]    README-dev: streaming "returns 404 if tool doesn't support it".
-    ${resp} =    POST On Session    suite    /tools    expected_status=any
-    ...    json=${{ {"tool": "read_file", "params": {"path": "x"}, "stream": True} }}
+    VAR    &{params}    path=x
+    VAR    &{body}    tool=read_file    params=${params}    stream=${True}
+    ${resp} =    POST On Session    suite    /tools    json=${body}    expected_status=any
     Error Response Should Be    ${resp}    404    not_found_error
 
 Grep Search Reports Each Matching Line And The Total
@@ -137,28 +137,27 @@ Grep Search Reports Each Matching Line And The Total
     Create File    ${dir}${/}a.txt    alpha\nneedle one\nbeta\n
     Create File    ${dir}${/}b.log    needle two\n
     ${text} =    Tool Text In    ${dir}    grep_search
-    ...    ${{ {"path": ".", "pattern": "needle", "include": "*.txt", "return_line_numbers": True} }}
+    ...    path=.    pattern=needle    include=*.txt    return_line_numbers=${True}
     Should Be Equal    ${text}    a.txt:2:needle one\n\n---\nTotal matches: 1\n
 
 File Glob Search Lists The Entries Under The Folder
     ${dir} =    Fresh Folder    glob
     Create File    ${dir}${/}top.txt    top
     Create File    ${dir}${/}sub${/}deep.txt    deep
-    ${answer} =    Tool Answer In    ${dir}    file_glob_search    ${{ {"path": ".", "type": "all"} }}
+    ${answer} =    Tool Answer In    ${dir}    file_glob_search    path=.    type=all
     ${paths} =    Entry Paths Marking Folders    ${answer}
-    Lists Should Be Equal    ${paths}    ${{ ["sub/", "sub/deep.txt", "top.txt"] }}
+    VAR    @{expected}    sub/    sub/deep.txt    top.txt
+    Lists Should Be Equal    ${paths}    ${expected}
     Should Be Equal    ${answer}[base]    ${dir}
 
 File Glob Search Descends No Deeper Than Max Depth
     ${dir} =    Nested Folder    glob-depth
-    ${one} =    Glob Paths In    ${dir}    max_depth=${1}
-    Lists Should Be Equal    ${one}    ${{ ["top.txt"] }}
-    ${two} =    Glob Paths In    ${dir}    max_depth=${2}
-    Lists Should Be Equal    ${two}    ${{ ["a/mid.txt", "top.txt"] }}
+    Glob Paths Should Be    ${dir}    top.txt    max_depth=${1}
+    Glob Paths Should Be    ${dir}    a/mid.txt    top.txt    max_depth=${2}
 
 File Glob Search Returns At Most Limit Entries And Counts Them All
     ${dir} =    Nested Folder    glob-limit
-    ${answer} =    Tool Answer In    ${dir}    file_glob_search    ${{ {"path": ".", "limit": 1} }}
+    ${answer} =    Tool Answer In    ${dir}    file_glob_search    path=.    limit=${1}
     Length Should Be    ${answer}[entries]    1
     Should Contain    ${answer}[plain_text_response]    Total matches: 3
 
@@ -169,17 +168,16 @@ File Glob Search Lists A Junk Folder But Never Walks It
     Create File    ${dir}${/}build${/}artifact.txt    built
     Create Directory    ${dir}${/}build${/}nested
     Create File    ${dir}${/}src${/}main.cpp    int main() {}
-    ${paths} =    Glob Paths In    ${dir}    type=all
-    Lists Should Be Equal    ${paths}    ${{ ["build", "src", "src/main.cpp"] }}
+    Glob Paths Should Be    ${dir}    build    src    src/main.cpp    type=all
 
 File Glob Search Refuses An Unknown Type
     ${dir} =    Fresh Folder    glob-type
-    Tool Should Refuse In    ${dir}    file_glob_search    ${{ {"path": ".", "type": "bogus"} }}
-    ...    invalid type: bogus (expected "file", "dir" or "all")
+    Tool Should Refuse In    ${dir}    file_glob_search
+    ...    invalid type: bogus (expected "file", "dir" or "all")    path=.    type=bogus
 
 Get Info Reports The Working Folder Of The Header
     ${dir} =    Fresh Folder    info
-    ${answer} =    Tool Answer In    ${dir}    get_info    ${{ {} }}
+    ${answer} =    Tool Answer In    ${dir}    get_info
     Should Be Equal    ${answer}[cwd]    ${dir}
     Should Start With    ${answer}[os]    Linux
 
@@ -195,7 +193,8 @@ Command Should Be Stopped At Its Timeout
     [Arguments]    ${command}
     ${dir} =    Fresh Folder    exec-timeout
     VAR    &{headers}    x-tool-cwd=${dir}
-    ${resp} =    Call Tool    exec_shell_command    ${{ {"command": $command, "timeout": 1} }}    headers=${headers}
+    VAR    &{params}    command=${command}    timeout=${1}    # provoked
+    ${resp} =    Call Tool    exec_shell_command    ${params}    headers=${headers}
     Should Be True    1 <= $resp.elapsed.total_seconds() < 15    the call took ${resp.elapsed}
     Should End With    ${resp.json()}[plain_text_response]    [exit due to timed out]
 
@@ -214,14 +213,18 @@ Entry Paths Marking Folders
     [Arguments]    ${answer}
     VAR    @{paths}    @{EMPTY}
     FOR    ${entry}    IN    @{answer}[entries]
-        VAR    ${mark}    ${{ "/" if $entry["type"] == "dir" else "" }}
-        VAR    @{paths}    @{paths}    ${{ $entry["path"] + $mark }}
+        VAR    ${path}    ${entry}[path]
+        IF    $entry["type"] == "dir"    VAR    ${path}    ${path}/
+        VAR    @{paths}    @{paths}    ${path}
     END
-    RETURN    ${{ sorted($paths) }}
+    Sort List    ${paths}
+    RETURN    ${paths}
 
-Glob Paths In
-    [Documentation]    `file_glob_search` of `.` in `folder` with the `options`: the sorted paths of its entries.
-    [Arguments]    ${folder}    &{options}
-    ${answer} =    Tool Answer In    ${folder}    file_glob_search    ${{ {"path": ".", **$options} }}
+Glob Paths Should Be
+    [Documentation]    `file_glob_search` of `.` in `folder` with the `options` lists exactly the `expected` paths
+    ...    (given sorted).
+    [Arguments]    ${folder}    @{expected}    &{options}
+    ${answer} =    Tool Answer In    ${folder}    file_glob_search    path=.    &{options}
     ${paths} =    Values Of Each    ${answer}[entries]    path
-    RETURN    ${{ sorted($paths) }}
+    Sort List    ${paths}
+    Lists Should Be Equal    ${paths}    ${expected}

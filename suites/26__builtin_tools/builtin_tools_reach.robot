@@ -25,36 +25,36 @@ ${LOCAL_ORIGIN}         http://localhost:5173
 *** Test Cases ***
 Read File Reaches A File Outside Its Folder By An Absolute Path
     [Tags]    build-specific    builds:11434-
-    ${text} =    Tool Text In    ${WORK}    read_file    ${{ {"path": $OUTSIDE + "/secret.txt"} }}
+    ${text} =    Tool Text In    ${WORK}    read_file    path=${OUTSIDE}/secret.txt
     Should Be Equal    ${text}    ${SECRET}\n
 
 Read File Follows Dot-Dot Out Of Its Folder
     [Tags]    build-specific    builds:11434-
-    ${text} =    Tool Text In    ${WORK}    read_file    ${{ {"path": "../outside/secret.txt"} }}
+    ${text} =    Tool Text In    ${WORK}    read_file    path=../outside/secret.txt
     Should Be Equal    ${text}    ${SECRET}\n
 
 Read File Follows A Symlink Out Of Its Folder
     [Tags]    build-specific    builds:11434-
     Evaluate    os.symlink($OUTSIDE + "/secret.txt", $WORK + "/link.txt")    modules=os
-    ${text} =    Tool Text In    ${WORK}    read_file    ${{ {"path": "link.txt"} }}
+    ${text} =    Tool Text In    ${WORK}    read_file    path=link.txt
     Should Be Equal    ${text}    ${SECRET}\n
 
 Write File Writes Outside Its Folder
     [Tags]    build-specific    builds:11434-
-    Tool Answer In    ${WORK}    write_file    ${{ {"path": "../outside/planted.txt", "content": "planted"} }}
+    Tool Answer In    ${WORK}    write_file    path=../outside/planted.txt    content=planted
     ${planted} =    Get File    ${OUTSIDE}${/}planted.txt
     Should Be Equal    ${planted}    planted
 
 Exec Shell Command Runs As The Server's User With Its Environment
     [Tags]    build-specific    builds:11434-
     ${text} =    Tool Text In    ${WORK}    exec_shell_command
-    ...    ${{ {"command": "id -u; echo $LLAMATEST_TOOLS_PROBE"} }}
+    ...    command=id -u; echo $LLAMATEST_TOOLS_PROBE
     ${uid} =    Evaluate    os.getuid()    modules=os
     Should Be Equal    ${text}    ${uid}\n${PROBE_VALUE}\n\n[exit code: 0]
 
 The Client Chooses Any Working Folder
     [Tags]    build-specific    builds:11434-
-    ${answer} =    Tool Answer In    /    file_glob_search    ${{ {"path": ".", "type": "dir", "max_depth": 1} }}
+    ${answer} =    Tool Answer In    /    file_glob_search    path=.    type=dir    max_depth=${1}
     Should Be Equal    ${answer}[base]    /
     ${dirs} =    Values Of Each    ${answer}[entries]    path
     Should Contain    ${dirs}    etc
@@ -63,14 +63,14 @@ A Working Folder In The Params Is Replaced By The Header
     [Documentation]    README-dev: `x-tool-cwd` "is not part of tool's params because it's meant to be set by the
     ...    runtime, not the LLM itself"; a `cwd` the model puts in the params is dropped.
     [Tags]    build-specific    builds:10825-
-    ${answer} =    Tool Answer In    ${WORK}    get_info    ${{ {"cwd": $OUTSIDE} }}
+    ${answer} =    Tool Answer In    ${WORK}    get_info    cwd=${OUTSIDE}
     Should Be Equal    ${answer}[cwd]    ${WORK}
 
 A Runtime In The Params Is Ignored
     [Documentation]    README-dev: `x-tool-runtime` is a header, set by the client; a `runtime` in the params (which
     ...    the model writes) is dropped, so the tool runs on the host.
     [Tags]    build-specific    builds:10825-
-    ${answer} =    Tool Answer In    ${WORK}    get_info    ${{ {"runtime": "ssh:nobody@127.0.0.1"} }}
+    ${answer} =    Tool Answer In    ${WORK}    get_info    runtime=ssh:nobody@127.0.0.1
     Should Start With    ${answer}[os]    Linux
     Should Be Equal    ${answer}[cwd]    ${WORK}
 
@@ -112,8 +112,9 @@ Tools Need The API Key When One Is Set
     Start Preset Server    tiny-1-slot    --tools    get_info    alias=keyed    api_key=${key}
     ${list} =    GET On Session    keyed    /tools    expected_status=any
     Error Response Should Be    ${list}    401    authentication_error    message=Invalid API Key
-    ${call} =    POST On Session    keyed    /tools    json=${{ {"tool": "get_info", "params": {}} }}
-    ...    expected_status=any
+    VAR    &{no_params}    &{EMPTY}
+    VAR    &{body}    tool=get_info    params=${no_params}
+    ${call} =    POST On Session    keyed    /tools    json=${body}    expected_status=any
     Error Response Should Be    ${call}    401    authentication_error    message=Invalid API Key
     [Teardown]    Stop Llama Server    keyed
 
@@ -121,8 +122,10 @@ Only The Tools Named By The Flag Are Served
     [Tags]    build-specific    builds:10825-
     Start Preset Server    tiny-1-slot    --tools    read_file,get_info    alias=subset
     ${names} =    Listed Tool Names    server=subset
-    Lists Should Be Equal    ${names}    ${{ ["read_file", "get_info"] }}    ignore_order=${True}
-    ${resp} =    Call Tool    exec_shell_command    ${{ {"command": "true"} }}    expected_status=any    server=subset
+    VAR    @{named}    read_file    get_info
+    Lists Should Be Equal    ${names}    ${named}    ignore_order=${True}
+    VAR    &{params}    command=true
+    ${resp} =    Call Tool    exec_shell_command    ${params}    expected_status=any    server=subset
     Error Response Should Be    ${resp}    404    not_found_error
     [Teardown]    Stop Llama Server    subset
 
@@ -152,7 +155,7 @@ Runtime Header Should Be Refused
     ...    without the `{"error": …}` wrapper of the other routes (server-tools.cpp).
     [Arguments]    ${runtime}    ${message}
     VAR    &{headers}    x-tool-runtime=${runtime}    x-tool-cwd=${WORK}
-    ${resp} =    Call Tool    exec_shell_command    ${{ {"command": "touch ran"} }}    expected_status=500
-    ...    headers=${headers}
+    VAR    &{params}    command=touch ran
+    ${resp} =    Call Tool    exec_shell_command    ${params}    expected_status=500    headers=${headers}
     VAR    &{expected}    code=${500}    message=${message}    type=server_error
     Should Be Equal    ${resp.json()}    ${expected}

@@ -74,3 +74,42 @@ def test_a_comprehension_is_found_in_inline_python_and_in_evaluate():
             "    ${d} =    Evaluate    dict(zip($ids, $aliases))\n"
             "    [Documentation]    Waits for the model `name`, and returns it in order.\n")
     assert [number for number, _ in comprehensions(text)] == [1, 2, 3]
+
+
+# Inline Python in the suites and resources: `${{ … }}` expressions and `Evaluate` calls. An expectation that is more
+# than simple arithmetic gets a keyword that says what it computes (in the library or resource of its concern), so a
+# suite reads as a specification. These counts are a ratchet: they may only go down. Lower them when you remove
+# expressions; never raise them (write the keyword instead).
+MAX_INLINE_EXPRESSIONS = 416
+MAX_EVALUATE_CALLS = 42
+TEST_DATA = ("suites", "resources")
+
+
+def inline_python_counts() -> tuple[int, int]:
+    inline = evaluate = 0
+    for source in TEST_DATA:
+        for path in (ROOT / source).rglob("*"):
+            if path.suffix in (".robot", ".resource"):
+                text = path.read_text()
+                inline += text.count("${{")
+                evaluate += sum(1 for line in text.splitlines() if EVALUATE.search(line))
+    return inline, evaluate
+
+
+def test_inline_python_in_the_test_data_only_goes_down():
+    inline, evaluate = inline_python_counts()
+    assert inline <= MAX_INLINE_EXPRESSIONS, (
+        f"{inline} inline `${{{{ }}}}` expressions in {' and '.join(TEST_DATA)}, more than the ratchet's "
+        f"{MAX_INLINE_EXPRESSIONS}: give the new expectation a keyword that says what it computes (in the library "
+        f"or resource of its concern) instead. This number may only go down.")
+    assert evaluate <= MAX_EVALUATE_CALLS, (
+        f"{evaluate} `Evaluate` calls in {' and '.join(TEST_DATA)}, more than the ratchet's {MAX_EVALUATE_CALLS}: "
+        f"an `Evaluate` is inline Python too; name what it computes with a keyword. This number may only go down.")
+
+
+def test_the_ratchet_stands_at_the_count():
+    counts = inline_python_counts()
+    assert counts == (MAX_INLINE_EXPRESSIONS, MAX_EVALUATE_CALLS), (
+        f"the test data holds {counts[0]} inline expressions and {counts[1]} `Evaluate` calls: set "
+        f"MAX_INLINE_EXPRESSIONS = {counts[0]} and MAX_EVALUATE_CALLS = {counts[1]} here, so the ratchet keeps "
+        f"what was gained")

@@ -57,3 +57,56 @@ def test_values_starting_with_keeps_the_order_and_wants_strings():
     assert jsondata.starting_with(names, "download_") == ["download_progress", "download_finished"]
     with pytest.raises(AssertionError, match="None is not a string, so it cannot start with 'download_'"):
         jsondata.starting_with(["download_progress", None], "download_")
+
+
+def test_text_before_cuts_at_the_first_stop_and_fails_without_it():
+    assert jsondata.text_before("a,b,c", ",") == "a"
+    assert jsondata.text_before(",b", ",") == ""
+    with pytest.raises(AssertionError, match="does not contain"):
+        jsondata.text_before("abc", "x")
+
+
+def test_keys_should_be_ignores_order_and_names_what_differs():
+    jsondata.keys_should_be({"b": 1, "a": 2}, "a", "b")
+    with pytest.raises(AssertionError, match=r"missing \['c'\], unexpected \['b'\]"):
+        jsondata.keys_should_be({"a": 1, "b": 2}, "a", "c")
+
+
+def test_should_count_from_zero():
+    jsondata.should_count_from_zero([0, 1, 2])
+    jsondata.should_count_from_zero([0, 1], count="2")
+    jsondata.should_count_from_zero([])
+    with pytest.raises(AssertionError):
+        jsondata.should_count_from_zero([0, 2])
+    with pytest.raises(AssertionError):
+        jsondata.should_count_from_zero([0, 1], count=3)
+
+
+@pytest.mark.parametrize("values, options, ok", [
+    ([1, 1, 2], {}, True), ([2, 1], {}, False), ([1, 1, 2], {"strictly": True}, False),
+    ([3, 2, 2], {"descending": True}, True), ([3, 2, 2], {"descending": True, "strictly": True}, False),
+    ([1, 2], {"descending": True}, False), ([], {"strictly": True}, True),
+])
+def test_should_be_sorted(values, options, ok):
+    if ok:
+        jsondata.should_be_sorted(values, **options)
+    else:
+        with pytest.raises(AssertionError, match="not"):
+            jsondata.should_be_sorted(values, **options)
+
+
+def test_distinct_values_keep_the_order_of_first_appearance():
+    assert jsondata.distinct_values([3, 1, 3, [], 1, []]) == [3, 1, []]
+
+
+def test_common_prefix_length_counts_the_shared_leading_items():
+    assert jsondata.common_prefix_length([1, 2, 3], [1, 2, 4, 5]) == 2
+    assert jsondata.common_prefix_length([1, 2], [1, 2, 3]) == 2
+    assert jsondata.common_prefix_length([], [1]) == 0
+
+
+def test_every_value_should_be_names_the_first_other_value():
+    jsondata.every_value_should_be([[], []], [])
+    jsondata.every_value_should_be([], 1)
+    with pytest.raises(AssertionError, match=r"1 of 3 values are not 1; the first, at position 2, is 2"):
+        jsondata.every_value_should_be([1, 1, 2], 1)

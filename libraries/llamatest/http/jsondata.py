@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -103,3 +104,63 @@ def _first_value(obj: Mapping) -> Any:
 
 def _fail(path: str, segment: str) -> None:
     raise AssertionError(f"path '{path}': null before '{segment}'")
+
+
+# ---- checks and small computations the suites name instead of writing them inline ----------------------
+
+
+def text_before(text: str, stop: str) -> str:
+    """The part of ``text`` before the first ``stop``; fails when ``text`` does not contain it."""
+    if stop not in text:
+        raise AssertionError(f"{text!r} does not contain {stop!r}")
+    return text.split(stop, 1)[0]
+
+
+def keys_should_be(obj: Mapping, *keys: str) -> None:
+    """``obj`` has exactly ``keys``, in any order."""
+    if not isinstance(obj, Mapping):
+        raise AssertionError(f"{obj!r} is not a JSON object")
+    missing, extra = sorted(set(keys) - set(obj)), sorted(set(obj) - set(keys))
+    if missing or extra:
+        raise AssertionError(f"keys {sorted(obj)}, expected {sorted(keys)}: missing {missing}, unexpected {extra}")
+
+
+def should_count_from_zero(values: list, count: int | None = None) -> None:
+    """``values`` are 0, 1, 2, … in order: ``count`` of them (default: as many as there are)."""
+    expected = list(range(len(values) if count is None else int(count)))
+    if list(values) != expected:
+        raise AssertionError(f"{list(values)} do not count 0, 1, … {expected[-1] if expected else ''}: expected "
+                             f"{expected}")
+
+
+def should_be_sorted(values: list, descending: bool = False, strictly: bool = False) -> None:
+    """``values`` are in order: rising (``descending``: falling), each step strict if ``strictly``."""
+    for index, (before, after) in enumerate(zip(values, values[1:], strict=False), 1):
+        ahead = before < after if not descending else before > after
+        if not ahead and (strictly or before != after):
+            order = ("strictly " if strictly else "") + ("falling" if descending else "rising")
+            raise AssertionError(f"values are not {order} at position {index}: {before!r} then {after!r} in "
+                                 f"{list(values)}")
+
+
+def distinct_values(values: list) -> list:
+    """The values of ``values`` without repeats, in the order they first appear."""
+    distinct: list = []
+    for value in values:
+        if value not in distinct:
+            distinct.append(value)
+    return distinct
+
+
+def common_prefix_length(first: list, second: list) -> int:
+    """How many leading items ``first`` and ``second`` share (token ids of two prompts, say)."""
+    return len(os.path.commonprefix([list(first), list(second)]))
+
+
+def every_value_should_be(values: list, expected: Any) -> None:
+    """Every value of ``values`` equals ``expected`` (an empty list passes)."""
+    others = [(index, value) for index, value in enumerate(values) if value != expected]
+    if others:
+        index, value = others[0]
+        raise AssertionError(f"{len(others)} of {len(values)} values are not {expected!r}; the first, at position "
+                             f"{index}, is {value!r}")
