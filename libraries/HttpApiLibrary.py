@@ -180,6 +180,12 @@ class HttpApiLibrary:
         decoded as UTF-8: the text they spell. Fails when the joined bytes are not valid UTF-8."""
         return token_bytes_text(entries)
 
+    @keyword("Parsed Json")
+    def parsed_json(self, text: str):
+        """The value of the JSON ``text`` (a body or a part of one written in a test as JSON); fails on text that is
+        not JSON."""
+        return jsondata.parsed(text)
+
     @keyword("Text Before")
     def text_before(self, text: str, stop: str) -> str:
         """The part of ``text`` before the first occurrence of ``stop`` (what a stop word leaves of an answer);

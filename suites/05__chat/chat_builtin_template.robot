@@ -21,15 +21,13 @@ Llama2 Template Wraps The User Turn In Inst Tags
     Should Be Equal    ${prompt}    [INST] ${QUESTION} [/INST]
 
 Llama2 Template Puts The System Message Into The First Turn
-    ${system} =    Message    system    be brief
-    ${user} =    Message    user    ${QUESTION}
-    ${prompt} =    Rendered Prompt Of    ${{ [$system, $user] }}
+    ${messages} =    Conversation    system    be brief    user    ${QUESTION}
+    ${prompt} =    Rendered Prompt Of    ${messages}
     Should Be Equal    ${prompt}    [INST] be brief\n${QUESTION} [/INST]
 
 Llama2 Template Closes An Assistant Turn With The End Token
-    ${user} =    Message    user    ${QUESTION}
-    ${assistant} =    Message    assistant    Sure
-    ${prompt} =    Rendered Prompt Of    ${{ [$user, $assistant] }}
+    ${messages} =    Conversation    user    ${QUESTION}    assistant    Sure
+    ${prompt} =    Rendered Prompt Of    ${messages}
     Should Be Equal    ${prompt}    [INST] ${QUESTION} [/INST]Sure</s>
 
 Props Name The Built In Template

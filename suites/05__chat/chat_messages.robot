@@ -39,14 +39,16 @@ Prompt Tokens Count The System Turn Too
 Text Parts Are Joined With A Newline
     ${parts} =    Text Parts    hello    llama
     ${message} =    Message    user    ${parts}
-    ${multipart} =    Rendered Prompt Of    ${{ [$message] }}
+    VAR    @{messages}    ${message}
+    ${multipart} =    Rendered Prompt Of    ${messages}
     ${joined} =    Rendered Chat Prompt    hello\nllama
     Should Be Equal    ${multipart}    ${joined}
 
 Text Parts Are Answered Like The Joined Text
     ${parts} =    Text Parts    hello    llama
     ${message} =    Message    user    ${parts}
-    ${multipart} =    Chat With Messages    ${{ [$message] }}    max_tokens=${6}
+    VAR    @{messages}    ${message}
+    ${multipart} =    Chat With Messages    ${messages}    max_tokens=${6}
     ${joined} =    Chat    hello\nllama    max_tokens=${6}    ignore_eos=${True}
     Json Field Should Be    ${multipart}    usage.prompt_tokens    ${joined.json()}[usage][prompt_tokens]
     Json Field Should Be    ${multipart}    choices.0.message.content    ${joined.json()}[choices][0][message][content]
@@ -114,7 +116,8 @@ Tools Are Left Out By A Template Without Tool Support
     Json Field Should Be    ${props}    chat_template_caps.supports_tools    ${False}
     ${tool} =    Function Tool    get_weather    Get the current weather in a city    city
     ${messages} =    User Message    ${QUESTION}
-    ${with_tools} =    Chat With Messages    ${messages}    max_tokens=${4}    tools=${{ [$tool] }}
+    VAR    @{tools}    ${tool}
+    ${with_tools} =    Chat With Messages    ${messages}    max_tokens=${4}    tools=${tools}
     ...    cache_prompt=${False}
     ${without} =    Chat With Messages    ${messages}    max_tokens=${4}    cache_prompt=${False}
     Should Be Equal    ${with_tools.json()}[usage]    ${without.json()}[usage]
@@ -124,12 +127,10 @@ Tools Are Left Out By A Template Without Tool Support
 *** Keywords ***
 System And User Messages
     [Documentation]    A system turn (`${SYSTEM}`), then the user's `${QUESTION}`.
-    ${system} =    Message    system    ${SYSTEM}
-    ${user} =    Message    user    ${QUESTION}
-    RETURN    ${{ [$system, $user] }}
+    ${messages} =    Conversation    system    ${SYSTEM}    user    ${QUESTION}
+    RETURN    ${messages}
 
 Prefilled Messages
     [Documentation]    The user's `${QUESTION}`, then an assistant message `${PREFILL}` that the answer continues.
-    ${user} =    Message    user    ${QUESTION}
-    ${assistant} =    Message    assistant    ${PREFILL}
-    RETURN    ${{ [$user, $assistant] }}
+    ${messages} =    Conversation    user    ${QUESTION}    assistant    ${PREFILL}
+    RETURN    ${messages}

@@ -12,14 +12,14 @@ Test Tags           chat
 
 *** Variables ***
 ${QUESTION}     hello llama
-${YES_OR_NO}    ${{ {"type": "string", "enum": ["yes", "no"]} }}
+@{YES_NO}       yes    no
+&{YES_OR_NO}    type=string    enum=${YES_NO}
 
 
 *** Test Cases ***
 Legacy Renderer Gives The Model's ChatML Prompt
-    ${system} =    Message    system    be brief
-    ${user} =    Message    user    ${QUESTION}
-    ${prompt} =    Rendered Prompt Of    ${{ [$system, $user] }}
+    ${messages} =    Conversation    system    be brief    user    ${QUESTION}
+    ${prompt} =    Rendered Prompt Of    ${messages}
     Should Be Equal    ${prompt}
     ...    <|im_start|>system\nbe brief<|im_end|>\n<|im_start|>user\n${QUESTION}<|im_end|>\n<|im_start|>assistant\n
 
@@ -27,9 +27,8 @@ Trailing Assistant Message Is Closed Without Jinja
     [Documentation]    The legacy renderer ends the assistant turn and opens no new one, so there is no prefill
     ...    (with Jinja the turn stays open, see `chat_messages.robot`), hence `build-specific`.
     [Tags]    build-specific    builds:9905-
-    ${user} =    Message    user    ${QUESTION}
-    ${assistant} =    Message    assistant    Sure
-    ${prompt} =    Rendered Prompt Of    ${{ [$user, $assistant] }}
+    ${messages} =    Conversation    user    ${QUESTION}    assistant    Sure
+    ${prompt} =    Rendered Prompt Of    ${messages}
     Should Be Equal    ${prompt}    <|im_start|>user\n${QUESTION}<|im_end|>\n<|im_start|>assistant\nSure<|im_end|>\n
 
 Tools Need Jinja
@@ -37,7 +36,8 @@ Tools Need Jinja
     ...    `build-specific`.
     [Tags]    build-specific    errors    builds:9905-
     ${tool} =    Function Tool    get_weather    Get the current weather in a city    city
-    ${resp} =    Chat    ${QUESTION}    max_tokens=${4}    tools=${{ [$tool] }}    expected_status=any
+    VAR    @{tools}    ${tool}
+    ${resp} =    Chat    ${QUESTION}    max_tokens=${4}    tools=${tools}    expected_status=any
     Error Response Should Be    ${resp}    500    server_error    message=tools param requires --jinja flag
 
 Json Schema Response Format Limits The Answer To The Schema
@@ -58,14 +58,15 @@ Top Level Json Schema Limits The Answer To It
     Answer Should Be A Json Value Among    ${resp}    yes    no
 
 Json Object Response Format Opens A Json Object
-    ${resp} =    Chat    ${QUESTION}    max_tokens=${4}    response_format=${{ {"type": "json_object"} }}
+    VAR    &{format}    type=json_object
+    ${resp} =    Chat    ${QUESTION}    max_tokens=${4}    response_format=${format}
     Json Field Should Be    ${resp}    choices.0.finish_reason    length
     Should Start With    ${resp.json()}[choices][0][message][content]    {
 
 Grammar Limits The Answer To Its Words
     ${resp} =    Chat    ${QUESTION}    max_tokens=${16}    grammar=root ::= "yes" | "no"
     Json Field Should Be    ${resp}    choices.0.finish_reason    stop
-    Should Contain    ${{ ["yes", "no"] }}    ${resp.json()}[choices][0][message][content]
+    Should Contain    ${YES_NO}    ${resp.json()}[choices][0][message][content]
 
 Streamed Schema Answer Equals The Non Streamed One
     ${format} =    Json Schema Response Format    ${YES_OR_NO}

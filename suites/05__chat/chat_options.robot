@@ -15,6 +15,8 @@ Test Tags           chat
 
 *** Variables ***
 ${QUESTION}     hello llama
+@{YES_NO}       yes    no
+&{YES_OR_NO}    type=string    enum=${YES_NO}
 
 
 *** Test Cases ***
@@ -29,7 +31,8 @@ Greedy Choices Equal The Single Answer
     ${resp} =    Chat    ${QUESTION}    max_tokens=${6}    n=${2}    ignore_eos=${True}
     ${single} =    Chat Answer    ${QUESTION}    max_tokens=${6}    ignore_eos=${True}
     ${texts} =    Choice Texts    ${resp}
-    Should Be Equal    ${texts}    ${{ [$single, $single] }}
+    VAR    @{expected}    ${single}    ${single}
+    Should Be Equal    ${texts}    ${expected}
 
 Usage Counts The Tokens Of Every Choice
     [Documentation]    Contract: the OpenAI chat completions reference, `n`: "you will be charged based on the
@@ -79,7 +82,8 @@ Logprobs Are Absent Unless Requested
 
 Logit Bias On The End Token Stops At Once
     ${eos} =    End Of Sequence Token
-    ${resp} =    Chat    ${QUESTION}    max_tokens=${8}    logit_bias=${{ {str($eos): 1000} }}
+    ${forced} =    Logit Bias In Form    map    ${eos}    ${1000}
+    ${resp} =    Chat    ${QUESTION}    max_tokens=${8}    logit_bias=${forced}
     Json Field Should Be    ${resp}    choices.0.finish_reason    stop
     Json Field Should Be    ${resp}    choices.0.message.content    ${EMPTY}
     Json Field Should Be    ${resp}    usage.completion_tokens    ${1}
@@ -87,8 +91,8 @@ Logit Bias On The End Token Stops At Once
 Negative Logit Bias Keeps The Greedy Token Out
     ${free} =    Chat    ${QUESTION}    max_tokens=${1}    logprobs=${True}    ignore_eos=${True}
     ${greedy} =    Get Json Field    ${free}    choices.0.logprobs.content.0.id
-    ${biased} =    Chat    ${QUESTION}    max_tokens=${1}    logprobs=${True}
-    ...    logit_bias=${{ {str($greedy): -100} }}
+    ${avoid} =    Logit Bias In Form    map    ${greedy}    ${-100}
+    ${biased} =    Chat    ${QUESTION}    max_tokens=${1}    logprobs=${True}    logit_bias=${avoid}
     ${first} =    Get Json Field    ${biased}    choices.0.logprobs.content.0.id
     Should Not Be Equal    ${first}    ${greedy}
 
@@ -117,7 +121,7 @@ Json Schema Response Format Constrains The Answer
     ...    rethrows the error as a plain `std::exception`, `throw e;`, which loses its message). Upstream:
     ...    llama.cpp#29006, llama.cpp#23990, llama.cpp#22396.
     [Tags]    bug
-    ${format} =    Json Schema Response Format    ${{ {"type": "string", "enum": ["yes", "no"]} }}
+    ${format} =    Json Schema Response Format    ${YES_OR_NO}
     ${resp} =    Chat    ${QUESTION}    max_tokens=${16}    response_format=${format}
     Json Field Should Be    ${resp}    choices.0.finish_reason    stop
     Answer Should Be A Json Value Among    ${resp}    yes    no

@@ -16,7 +16,7 @@ Test Tags           chat    needs:managed
 *** Variables ***
 ${QUESTION}         hello llama
 ${OPEN_TURN}        <|im_start|>user\n${QUESTION}<|im_end|>\n<|im_start|>assistant\n
-${NO_THINKING}      ${{ {"enable_thinking": False} }}
+&{NO_THINKING}      enable_thinking=${False}
 
 
 *** Test Cases ***
@@ -33,7 +33,8 @@ Reasoning Of An Earlier Turn Is Rendered In Its Think Block
     ${user} =    Message    user    hi
     ${assistant} =    Message    assistant    hello    reasoning_content=greet back
     ${again} =    Message    user    ${QUESTION}
-    ${prompt} =    Rendered Prompt Of    ${{ [$user, $assistant, $again] }}
+    VAR    @{messages}    ${user}    ${assistant}    ${again}
+    ${prompt} =    Rendered Prompt Of    ${messages}
     Should Start With    ${prompt}
     ...    <|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\ngreet back\n</think>\nhello<|im_end|>\n
 

@@ -33,7 +33,8 @@ Every Chunk Shares Id Model And Object
     Every Chunk Should Share Id Model And Object    ${result}    object=chat.completion.chunk
 
 Usage Chunk Follows The Finish Chunk When Requested
-    ${result} =    Stream Chat    ${QUESTION}    max_tokens=${4}    stream_options=${{ {"include_usage": True} }}
+    VAR    &{options}    include_usage=${True}
+    ${result} =    Stream Chat    ${QUESTION}    max_tokens=${4}    stream_options=${options}
     ...    ignore_eos=${True}
     Finish Chunk Should Be    ${result}    length
     Usage Chunk Should Report    ${result}    completion_tokens=${4}

@@ -15,6 +15,9 @@ Test Tags           needs-smollm2    chat
 
 *** Variables ***
 ${TIMEOUT}      ${90}
+# The cities of the two earlier turns of `Ask For The Weather`, one per city asked about.
+@{EARLIER_CITIES}       Rome    Oslo
+@{OTHER_CITIES}         Lima    Kyiv
 
 
 *** Test Cases ***
@@ -29,7 +32,9 @@ Tools And Tool Results Are Rendered Into The Prompt
     ${call} =    Tool Call Message    call    Rome
     ${result} =    Message    tool    sunny    tool_call_id=call-1
     ${user} =    Message    user    Weather in Rome?
-    ${prompt} =    Rendered Prompt Of    ${{ [$user, $call, $result] }}    tools=${{ [$tool] }}
+    VAR    @{messages}    ${user}    ${call}    ${result}
+    VAR    @{tools}    ${tool}
+    ${prompt} =    Rendered Prompt Of    ${messages}    tools=${tools}
     Should Contain    ${prompt}    <tools>{"type": "function", "function": {"name": "get_weather",
     Should Contain    ${prompt}    <tool_call>{"name": "get_weather", "arguments": {"city": "Rome"}}</tool_call>
     Should Contain    ${prompt}    <tool_response>sunny</tool_response>
@@ -39,7 +44,7 @@ Model Calls The Weather Tool For The City Asked About
     Json Field Should Be    ${resp}    choices.0.finish_reason    tool_calls
     ${calls} =    Tool Calls Of    ${resp}
     Length Should Be    ${calls}    1
-    Tool Call Should Be    ${calls}[0]    get_weather    ${{ {"city": "Paris"} }}
+    Tool Call Should Be    ${calls}[0]    get_weather    city=Paris
 
 Streamed Tool Call Deltas Add Up To The Call
     ${result} =    Ask For The Weather    Paris    stream=${True}
@@ -48,14 +53,14 @@ Streamed Tool Call Deltas Add Up To The Call
     Stream Should End With Done Marker    ${result}
     ${calls} =    Streamed Tool Calls    ${result}
     Length Should Be    ${calls}    1
-    Tool Call Should Be    ${calls}[0]    get_weather    ${{ {"city": "Paris"} }}
+    Tool Call Should Be    ${calls}[0]    get_weather    city=Paris
 
 Parallel Tool Calls Give One Call Per City
     ${resp} =    Ask For The Weather    Paris    Berlin    parallel_tool_calls=${True}
     ${calls} =    Tool Calls Of    ${resp}
     Length Should Be    ${calls}    2
-    Tool Call Should Be    ${calls}[0]    get_weather    ${{ {"city": "Paris"} }}
-    Tool Call Should Be    ${calls}[1]    get_weather    ${{ {"city": "Berlin"} }}
+    Tool Call Should Be    ${calls}[0]    get_weather    city=Paris
+    Tool Call Should Be    ${calls}[1]    get_weather    city=Berlin
     Tool Call Ids Should Be Distinct    ${calls}
 
 Parallel Tool Calls Off Allows One Call At Most
@@ -95,13 +100,14 @@ Ask For The Weather
     ...    `stream=${True}`; checks 200 either way). Extra `fields` go into the request. Constrained tool-call
     ...    decoding on SmolLM2's 49k-token vocabulary is slow on a busy machine, hence `${TIMEOUT}` (see `Deadline`).
     [Arguments]    @{cities}    ${stream}=${False}    &{fields}
-    VAR    ${count}    ${{ len($cities) }}
-    ${first} =    Weather Turn    call_1    ${{ ["Rome", "Oslo"][:$count] }}
-    ${second} =    Weather Turn    call_2    ${{ ["Lima", "Kyiv"][:$count] }}
-    ${question} =    Message    user    Weather in ${{ " and ".join($cities) }}?
-    VAR    ${messages}    ${{ $first + $second + [$question] }}
+    ${count} =    Get Length    ${cities}
+    ${first} =    Weather Turn    call_1    @{EARLIER_CITIES}[:${count}]
+    ${second} =    Weather Turn    call_2    @{OTHER_CITIES}[:${count}]
+    ${question} =    Weather Question    @{cities}
+    VAR    @{messages}    @{first}    @{second}    ${question}
     ${tool} =    Weather Tool
-    VAR    &{body}    messages=${messages}    tools=${{ [$tool] }}    max_tokens=${80}    temperature=${0}
+    VAR    @{tools}    ${tool}
+    VAR    &{body}    messages=${messages}    tools=${tools}    max_tokens=${80}    temperature=${0}
     ...    stream=${stream}    &{fields}
     ${answer} =    Send Chat Within The Deadline    ${body}    ${stream}
     RETURN    ${answer}
@@ -121,7 +127,15 @@ Send Chat Within The Deadline
 Weather Turn
     [Documentation]    A user question about the weather in `cities` and the assistant's call of `get_weather` for
     ...    each of them.
-    [Arguments]    ${id}    ${cities}
-    ${question} =    Message    user    Weather in ${{ " and ".join($cities) }}?
+    [Arguments]    ${id}    @{cities}
+    ${question} =    Weather Question    @{cities}
     ${call} =    Tool Call Message    ${id}    @{cities}
-    RETURN    ${{ [$question, $call] }}
+    VAR    @{turn}    ${question}    ${call}
+    RETURN    ${turn}
+
+Weather Question
+    [Documentation]    The user's message asking for the weather in `cities`: `Weather in Rome and Oslo?`.
+    [Arguments]    @{cities}
+    ${names} =    Catenate    SEPARATOR=${SPACE}and${SPACE}    @{cities}
+    ${question} =    Message    user    Weather in ${names}?
+    RETURN    ${question}

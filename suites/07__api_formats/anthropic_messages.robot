@@ -35,15 +35,14 @@ Max Tokens Ends The Message With Stop Reason Max Tokens
 Text Equals The Chat Answer
     ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${6}    ignore_eos=${True}
     ${chat_answer} =    Chat Answer    ${QUESTION}    max_tokens=${6}    ignore_eos=${True}
-    Json Field Should Be    ${resp}    content    ${{ [{"type": "text", "text": $chat_answer}] }}
+    Anthropic Content Should Be One Block    ${resp}    type=text    text=${chat_answer}
 
 Input And Cache Read Tokens Add Up To The Counted Prompt
     ${messages} =    User Message    ${QUESTION}
     ${count} =    Count Anthropic Tokens    ${messages}
     ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${1}    ignore_eos=${True}
-    ${usage} =    Get Json Field    ${resp}    usage
-    VAR    ${sum}    ${{ $usage["input_tokens"] + $usage["cache_read_input_tokens"] }}
-    Json Field Should Be    ${count}    input_tokens    ${sum}
+    ${prompt_tokens} =    Anthropic Prompt Tokens    ${resp}
+    Json Field Should Be    ${count}    input_tokens    ${prompt_tokens}
 
 Count Tokens Equals The Chat Prompt Tokens
     ${messages} =    User Message    ${QUESTION}
@@ -55,7 +54,8 @@ System Field Counts Like A System Message
     ${messages} =    User Message    ${QUESTION}
     ${count} =    Count Anthropic Tokens    ${messages}    system=${SYSTEM}
     ${system} =    Message    system    ${SYSTEM}
-    ${chat_count} =    Chat Input Tokens    ${{ [$system] + $messages }}
+    VAR    @{with_system}    ${system}    @{messages}
+    ${chat_count} =    Chat Input Tokens    ${with_system}
     Json Field Should Be    ${count}    input_tokens    ${chat_count}[input_tokens]
 
 System Given As Text Blocks Counts Like The String
@@ -75,9 +75,10 @@ Stop Sequence Ends The Text Before It
     ${free} =    Anthropic Message    ${QUESTION}    max_tokens=${8}    ignore_eos=${True}
     ${free_text} =    Get Json Field    ${free}    content.0.text
     VAR    ${stop}    ${free_text}[4]
-    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${8}    stop_sequences=${{ [$stop] }}
-    ...    ignore_eos=${True}
-    Json Field Should Be    ${resp}    content.0.text    ${{ $free_text.split($stop)[0] }}
+    VAR    @{stops}    ${stop}
+    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${8}    stop_sequences=${stops}    ignore_eos=${True}
+    ${before} =    Text Before    ${free_text}    ${stop}
+    Json Field Should Be    ${resp}    content.0.text    ${before}
     Json Field Should Be    ${resp}    stop_sequence    ${stop}
 
 Stop Sequence Match Reports Stop Reason Stop Sequence
@@ -88,8 +89,8 @@ Stop Sequence Match Reports Stop Reason Stop Sequence
     [Tags]    bug
     ${free} =    Anthropic Message    ${QUESTION}    max_tokens=${8}    ignore_eos=${True}
     ${free_text} =    Get Json Field    ${free}    content.0.text
-    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${8}    stop_sequences=${{ [$free_text[4]] }}
-    ...    ignore_eos=${True}
+    VAR    @{stops}    ${free_text}[4]
+    ${resp} =    Anthropic Message    ${QUESTION}    max_tokens=${8}    stop_sequences=${stops}    ignore_eos=${True}
     Json Field Should Be    ${resp}    stop_reason    stop_sequence
 
 Streamed Events Follow The Documented Order
@@ -112,7 +113,7 @@ Streamed Text Deltas Add Up To The Non Streamed Text
 Message Start And Delta Frame The Streamed Message
     ${result} =    Stream Anthropic Message    ${QUESTION}    max_tokens=${4}    ignore_eos=${True}
     ${start} =    Event Data    ${result}    message_start
-    Json Field Should Be    ${start}    message.content    ${{ [] }}
+    Json Field Should Be    ${start}    message.content    expected=@{EMPTY}
     Json Field Should Be    ${start}    message.usage.output_tokens    ${0}
     ${message_delta} =    Event Data    ${result}    message_delta
     Json Field Should Be    ${message_delta}    delta.stop_reason    max_tokens
@@ -127,14 +128,15 @@ Missing Messages Are Rejected As A Client Error
     ...    `runtime_error` where the OpenAI path throws `invalid_argument`).
     [Tags]    bug    errors
     [Template]    Anthropic Request Should Fail With
-    /v1/messages    ${{ {"max_tokens": 1} }}
-    /v1/messages/count_tokens    ${{ {} }}
+    /v1/messages    {"max_tokens": 1}
+    /v1/messages/count_tokens    {}
 
 
 *** Keywords ***
 Anthropic Request Should Fail With
-    [Documentation]    POSTs `body` as given to `route` and checks 400 `invalid_request_error` saying that `messages`
-    ...    is required.
+    [Documentation]    POSTs `body` (JSON text, sent exactly as written) to `route` and checks 400
+    ...    `invalid_request_error` saying that `messages` is required.
     [Arguments]    ${route}    ${body}
-    ${resp} =    POST On Session    suite    ${route}    json=${body}    expected_status=any
+    VAR    &{headers}    Content-Type=application/json
+    ${resp} =    POST On Session    suite    ${route}    data=${body}    headers=${headers}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error    message='messages' is required

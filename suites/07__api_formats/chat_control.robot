@@ -24,18 +24,18 @@ Finished Completion Id Reports No Success
 Invalid Control Requests Are Rejected
     [Tags]    errors
     [Template]    Control Request Should Fail With
-    ${{ {} }}    missing completion id
-    ${{ {"action": "reasoning_end"} }}    missing completion id
-    ${{ {"id": 5, "action": "reasoning_end"} }}    missing completion id
-    ${{ {"id": "chatcmpl-x"} }}    unknown control action
-    ${{ {"id": "chatcmpl-x", "action": "stop"} }}    unknown control action
+    missing completion id
+    missing completion id    action=reasoning_end
+    missing completion id    id=${5}    action=reasoning_end
+    unknown control action    id=chatcmpl-x
+    unknown control action    id=chatcmpl-x    action=stop
 
 
 *** Keywords ***
 Control Request Should Fail With
-    [Documentation]    POSTs `body` as given to the control route and checks 400 `invalid_request_error` with
-    ...    `message`.
-    [Arguments]    ${body}    ${message}
+    [Documentation]    POSTs the fields `body` (named arguments, none for an empty object) to the control route and
+    ...    checks 400 `invalid_request_error` with `message`.
+    [Arguments]    ${message}    &{body}
     ${resp} =    Control Completion    expected_status=any    &{body}
     Error Response Should Be    ${resp}    400    invalid_request_error    message=${message}
     Media Type Should Be    ${resp}    application/json

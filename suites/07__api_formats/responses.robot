@@ -49,7 +49,8 @@ Instructions Count Like A System Message
     ${count} =    Response Input Tokens    ${QUESTION}    instructions=be brief
     ${system} =    Message    system    be brief
     ${user} =    Message    user    ${QUESTION}
-    ${chat_count} =    Chat Input Tokens    ${{ [$system, $user] }}
+    VAR    @{messages}    ${system}    ${user}
+    ${chat_count} =    Chat Input Tokens    ${messages}
     Json Field Should Be    ${count}    input_tokens    ${chat_count}[input_tokens]
 
 Message List Input Is Answered Like The String Input
@@ -61,8 +62,10 @@ Message List Input Is Answered Like The String Input
 
 Input Text Parts Are Answered Like The String Input
     VAR    &{part}    type=input_text    text=${QUESTION}
-    ${message} =    Message    user    ${{ [$part] }}
-    ${parts} =    Respond    ${{ [$message] }}    max_output_tokens=${6}    ignore_eos=${True}
+    VAR    @{content}    ${part}
+    ${message} =    Message    user    ${content}
+    VAR    @{messages}    ${message}
+    ${parts} =    Respond    ${messages}    max_output_tokens=${6}    ignore_eos=${True}
     ${plain} =    Respond    ${QUESTION}    max_output_tokens=${6}    ignore_eos=${True}
     Should Be Equal    ${parts.json()}[output][0][content]    ${plain.json()}[output][0][content]
 
@@ -103,14 +106,15 @@ Streamed Text Equals The Non Streamed Text
 Invalid Input Is Rejected
     [Tags]    errors
     [Template]    Responses Request Should Fail With
-    ${{ {"max_output_tokens": 1} }}    'input' is required
-    ${{ {"input": 5} }}    'input' must be a string or array of objects
+    'input' is required    max_output_tokens=${1}
+    'input' must be a string or array of objects    input=${5}
 
 
 *** Keywords ***
 Responses Request Should Fail With
-    [Documentation]    POSTs `body` as given to /v1/responses and checks 400 `invalid_request_error` with `message`.
-    [Arguments]    ${body}    ${message}
+    [Documentation]    POSTs the fields `body` (named arguments) to /v1/responses and checks 400
+    ...    `invalid_request_error` with `message`.
+    [Arguments]    ${message}    &{body}
     ${resp} =    POST On Session    suite    /v1/responses    json=${body}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error    message=${message}
     Media Type Should Be    ${resp}    application/json

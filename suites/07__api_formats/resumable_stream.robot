@@ -11,7 +11,9 @@ Test Tags           api-formats    streaming
 
 
 *** Variables ***
-${CHAT_BODY}        ${{ {"messages": [{"role": "user", "content": "hello llama"}], "max_tokens": 4, "temperature": 0} }}
+&{HELLO}            role=user    content=hello llama
+@{HELLO_CHAT}       ${HELLO}
+&{CHAT_BODY}        messages=${HELLO_CHAT}    max_tokens=${4}    temperature=${0}
 
 
 *** Test Cases ***
@@ -37,10 +39,10 @@ Replay From The End Is Empty
 Streams Of Every Streaming Route Are Kept
     [Tags]    build-specific    builds:10825-
     [Template]    Replay Should Equal The Original Stream
-    /completion    ${{ {"prompt": "hello llama", "n_predict": 4, "temperature": 0} }}
-    /v1/completions    ${{ {"prompt": "hello llama", "max_tokens": 4, "temperature": 0} }}
-    /v1/messages    ${CHAT_BODY}
-    /v1/responses    ${{ {"input": "hello llama", "max_output_tokens": 4, "temperature": 0} }}
+    /completion    prompt=hello llama    n_predict=${4}    temperature=${0}
+    /v1/completions    prompt=hello llama    max_tokens=${4}    temperature=${0}
+    /v1/messages    &{CHAT_BODY}
+    /v1/responses    input=hello llama    max_output_tokens=${4}    temperature=${0}
 
 Lookup Lists A Finished Stream
     ${original} =    Stream Under Conversation Id    listed    /v1/chat/completions    ${CHAT_BODY}
@@ -53,7 +55,7 @@ Lookup Lists A Finished Stream
 
 Lookup Of Unknown Ids Is Empty
     ${streams} =    Look Up Streams    never-streamed
-    Should Be Equal    ${streams}    ${{ [] }}
+    Json Field Should Be    ${streams}    ${EMPTY}    expected=@{EMPTY}
 
 Forgotten Stream Can No Longer Be Replayed
     [Tags]    build-specific    builds:10825-
@@ -116,9 +118,9 @@ Malformed Lookup Body Gets A Complete Error Object
 
 *** Keywords ***
 Replay Should Equal The Original Stream
-    [Documentation]    Streams `body` to `route` under a conversation id named after the route, then replays it:
-    ...    the replay must be the same bytes.
-    [Arguments]    ${route}    ${body}
+    [Documentation]    Streams the fields `body` (named arguments) to `route` under a conversation id named after
+    ...    the route, then replays it: the replay must be the same bytes.
+    [Arguments]    ${route}    &{body}
     ${original} =    Stream Under Conversation Id    replay${route}    ${route}    ${body}
     ${replay} =    Replay Stream    replay${route}
     Should Be Equal    ${replay.content}    ${original.content}

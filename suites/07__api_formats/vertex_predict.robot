@@ -37,7 +37,8 @@ Each Instance Gets One Prediction In Order
 
 Empty Instances Give Empty Predictions
     ${resp} =    Predict
-    Json Field Should Be    ${resp}    ${EMPTY}    ${{ {"predictions": []} }}
+    Json Keys Should Be    ${resp}    predictions
+    Json Field Should Be    ${resp}    predictions    expected=@{EMPTY}
 
 Stream Flag Of An Instance Is Ignored
     ${messages} =    User Message    ${QUESTION}
@@ -58,34 +59,38 @@ Failing Instance Leaves The Others Answered
 Instances The Server Cannot Run Get Error Predictions
     [Tags]    errors
     [Template]    Instance Should Get An Error Prediction
-    ${{ {"messages": [{"role": "user", "content": "hi"}]} }}    400    invalid_request_error
+    {"messages": [{"role": "user", "content": "hi"}]}    400    invalid_request_error
     ...    each instance must include a string @requestFormat
-    ${{ {"@requestFormat": "chat"} }}    400    invalid_request_error
+    {"@requestFormat": "chat"}    400    invalid_request_error
     ...    no handler registered for @requestFormat: chat
-    hello    400    invalid_request_error    each instance must be a JSON object
-    ${{ {"@requestFormat": "embeddings", "input": "hi"} }}    501    not_supported_error
+    "hello"    400    invalid_request_error    each instance must be a JSON object
+    {"@requestFormat": "embeddings", "input": "hi"}    501    not_supported_error
     ...    This server does not support embeddings. Start it with `--embeddings`
 
 Malformed Requests Are Rejected
     [Tags]    errors
     [Template]    Predict Request Should Fail With
-    ${{ {} }}    request body must include an array field named instances
-    ${{ {"instances": "hi"} }}    request body must include an array field named instances
-    ${{ {"instances": [{}] * 129} }}    instances array exceeds maximum size of 128
+    request body must include an array field named instances
+    request body must include an array field named instances    instances=hi
+    instances array exceeds maximum size of 128    instances=${{ [{}] * 129 }}
 
 
 *** Keywords ***
 Instance Should Get An Error Prediction
-    [Documentation]    POSTs one `instance` to /predict: the request succeeds (200) and its one prediction is the
-    ...    error object `{"code": code, "type": type, "message": message}`.
-    [Arguments]    ${instance}    ${code}    ${type}    ${message}
+    [Documentation]    POSTs one `instance` (JSON text) to /predict: the request succeeds (200) and its one
+    ...    prediction is the error object `{"code": code, "type": type, "message": message}`.
+    [Arguments]    ${instance}    ${code: int}    ${type}    ${message}
+    ${instance} =    Parsed Json    ${instance}
     ${resp} =    Predict    ${instance}
-    VAR    &{error}    code=${{ int($code) }}    type=${type}    message=${message}
-    Json Field Should Be    ${resp}    predictions    ${{ [{"error": $error}] }}
+    VAR    &{error}    code=${code}    type=${type}    message=${message}
+    VAR    &{prediction}    error=${error}
+    VAR    @{predictions}    ${prediction}
+    Json Field Should Be    ${resp}    predictions    ${predictions}
 
 Predict Request Should Fail With
-    [Documentation]    POSTs `body` as given to /predict and checks 400 `invalid_request_error` with `message`.
-    [Arguments]    ${body}    ${message}
+    [Documentation]    POSTs the fields `body` (named arguments) to /predict and checks 400 `invalid_request_error`
+    ...    with `message`.
+    [Arguments]    ${message}    &{body}
     ${resp} =    POST On Session    suite    /predict    json=${body}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error    message=${message}
     Media Type Should Be    ${resp}    application/json

@@ -110,3 +110,10 @@ def test_every_value_should_be_names_the_first_other_value():
     jsondata.every_value_should_be([], 1)
     with pytest.raises(AssertionError, match=r"1 of 3 values are not 1; the first, at position 2, is 2"):
         jsondata.every_value_should_be([1, 1, 2], 1)
+
+
+def test_parsed_reads_json_text_and_fails_on_other_text():
+    assert jsondata.parsed('{"a": [1, null]}') == {"a": [1, None]}
+    assert jsondata.parsed('"hello"') == "hello"
+    with pytest.raises(AssertionError, match="not JSON"):
+        jsondata.parsed("hello")

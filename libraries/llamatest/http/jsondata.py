@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -164,3 +165,11 @@ def every_value_should_be(values: list, expected: Any) -> None:
         index, value = others[0]
         raise AssertionError(f"{len(others)} of {len(values)} values are not {expected!r}; the first, at position "
                              f"{index}, is {value!r}")
+
+
+def parsed(text: str) -> Any:
+    """The value of the JSON ``text``; fails, quoting the text, when it is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise AssertionError(f"not JSON ({error}): {text!r}") from None
