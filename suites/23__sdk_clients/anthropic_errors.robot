@@ -13,8 +13,9 @@ Test Tags           sdk    errors    api-formats
 *** Variables ***
 ${KEY}          sdk-suite-key
 ${QUESTION}     hello llama
-${PNG}          ${{ {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="} }}
-${IMAGE}        ${{ [{"type": "image", "source": $PNG}] }}
+&{PNG}          type=base64    media_type=image/png    data=iVBORw0KGgo=
+&{IMAGE_BLOCK}    type=image    source=${PNG}
+@{IMAGE}        ${IMAGE_BLOCK}
 
 
 *** Test Cases ***
@@ -59,7 +60,7 @@ Error Body Has The Anthropic Shape
     ${messages} =    User Messages    ${QUESTION}
     ${error} =    Anthropic Call Should Fail    messages.create    server=${KEYED}    api_key=not-${KEY}    model=any
     ...    messages=${messages}    max_tokens=${1}
-    Should Be Equal    ${{ $error.body.get("type") }}    error    the error body was ${error.body}
+    Json Field Should Be    ${error.body}    type    error
 
 Max Tokens Below One Is Rejected
     [Documentation]    Contract: the API reference, `max_tokens`: "Required range: `x >= 1`". This build accepts

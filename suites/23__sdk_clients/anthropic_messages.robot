@@ -52,8 +52,9 @@ Stop Sequence Ends The Message Before It
     ${messages} =    User Messages    ${QUESTION}
     ${free} =    Anthropic Call    messages.create    messages=${messages}    max_tokens=${12}    extra_body=${GREEDY}
     VAR    ${text}    ${free.content[0].text}
+    VAR    @{stops}    ${text}[4]
     ${cut} =    Anthropic Call    messages.create    messages=${messages}    max_tokens=${12}    extra_body=${GREEDY}
-    ...    stop_sequences=${{ [$text[4]] }}
+    ...    stop_sequences=${stops}
     ${before} =    Text Before    ${text}    ${text}[4]
     Should Be Equal    ${cut.content[0].text}    ${before}
     Should Be Equal    ${cut.stop_sequence}    ${text}[4]

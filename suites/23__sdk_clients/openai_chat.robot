@@ -14,7 +14,6 @@ Test Tags           sdk    chat
 
 
 *** Variables ***
-&{IGNORE_EOS}          ignore_eos=${True}
 ${QUESTION}     hello llama
 
 
@@ -67,8 +66,9 @@ Stop Ends The Answer Before The Stop String
     ${messages} =    User Messages    ${QUESTION}
     ${free} =    OpenAI Call    chat.completions.create    messages=${messages}    max_tokens=${12}    temperature=${0}
     ${text} =    Answer Text    ${free}
+    VAR    @{stops}    ${text}[4]
     ${cut} =    OpenAI Call    chat.completions.create    messages=${messages}    max_tokens=${12}    temperature=${0}
-    ...    stop=${{ [$text[4]] }}
+    ...    stop=${stops}
     ${before} =    Text Before    ${text}    ${text}[4]
     Should Be Equal    ${cut.choices[0].message.content}    ${before}
     Should Be Equal    ${cut.choices[0].finish_reason}    stop
@@ -115,4 +115,5 @@ Joined Tokens
     [Documentation]    The texts of the `token` fields of logprob entries, joined: the text they stand for.
     [Arguments]    ${entries}
     ${tokens} =    Values Of Each    ${entries}    token
-    RETURN    ${{ "".join($tokens) }}
+    ${text} =    Catenate    SEPARATOR=${EMPTY}    @{tokens}
+    RETURN    ${text}

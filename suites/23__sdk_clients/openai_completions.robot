@@ -14,7 +14,6 @@ Test Tags           sdk    completion
 
 
 *** Variables ***
-&{IGNORE_EOS}          ignore_eos=${True}
 ${PROMPT}       hello llama
 
 
@@ -33,7 +32,8 @@ Max Tokens Gives That Many Tokens And Finish Reason Length
     Chat Usage Should Add Up    ${answer.usage}
 
 A List Of Prompts Gives One Choice Per Prompt In Order
-    ${answer} =    OpenAI Call    completions.create    prompt=${{ ["a b", "c d"] }}    max_tokens=${2}
+    VAR    @{prompts}    a b    c d
+    ${answer} =    OpenAI Call    completions.create    prompt=${prompts}    max_tokens=${2}
     Length Should Be    ${answer.choices}    2
     Should Be Equal As Integers    ${answer.choices[0].index}    0
     Should Be Equal As Integers    ${answer.choices[1].index}    1

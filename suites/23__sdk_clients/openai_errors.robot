@@ -16,7 +16,9 @@ Test Tags           sdk    errors
 *** Variables ***
 ${KEY}          sdk-suite-key
 ${QUESTION}     hello llama
-${IMAGE}        ${{ [{"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}] }}
+&{PNG_URL}      url=data:image/png;base64,iVBORw0KGgo=
+&{IMAGE_PART}    type=image_url    image_url=${PNG_URL}
+@{IMAGE}        ${IMAGE_PART}
 
 
 *** Test Cases ***
@@ -27,8 +29,9 @@ Negative Max Tokens Raises Bad Request Error
     ...    message=Field 'max_tokens': Value must be between -1 <= value <= 2147483647, but got -3
 
 Messages That Are Not A List Raise Bad Request Error
-    ${error} =    OpenAI Call Should Fail    chat.completions.create    messages=${{ [] }}    max_tokens=${1}
-    ...    extra_body=${{ {"messages": "hello"} }}
+    VAR    &{messages_as_text}    messages=hello
+    ${error} =    OpenAI Call Should Fail    chat.completions.create    messages=@{EMPTY}    max_tokens=${1}
+    ...    extra_body=${messages_as_text}
     SDK Error Should Be    ${error}    BadRequestError    400    invalid_request_error
     ...    message=Expected 'messages' to be an array
 
@@ -87,5 +90,5 @@ Answer Slower Than The Timeout Raises API Timeout Error
     [Documentation]    400 tokens (`ignore_eos`: on any model) take far longer than 5 ms.
     ${messages} =    User Messages    ${QUESTION}
     ${error} =    OpenAI Call Should Fail    chat.completions.create    messages=${messages}    max_tokens=${400}
-    ...    timeout=${0.005}    extra_body=${{ {"ignore_eos": True} }}
+    ...    timeout=${0.005}    extra_body=${IGNORE_EOS}
     Should Be Typed    ${error}    APITimeoutError

@@ -13,7 +13,6 @@ Test Tags           sdk    streaming
 
 
 *** Variables ***
-&{IGNORE_EOS}          ignore_eos=${True}
 ${QUESTION}     hello llama
 
 
@@ -41,14 +40,15 @@ Every Chunk Carries The Same Id Model And Creation Time
     One Value Should Repeat    ${ids}    id
     ${models} =    Event Field Values    ${call}    model
     ${served} =    Served Model
-    Should Be Equal    ${{ set($models) }}    ${{ {$served} }}
+    Should Not Be Empty    ${models}
+    Every Value Should Be    ${models}    ${served}
     Created Should Be Now    ${call.events[0].created}
 
 Include Usage Ends The Stream With A Usage Chunk
     ${messages} =    User Messages    ${QUESTION}
     ${call} =    OpenAI Stream    chat.completions.create    messages=${messages}    max_tokens=${5}
     ...    extra_body=${IGNORE_EOS}
-    ...    stream_options=${{ {"include_usage": True} }}
+    ...    stream_options=${INCLUDE_USAGE}
     Should Be Empty    ${call.events[-1].choices}
     Should Be Equal As Integers    ${call.events[-1].usage.completion_tokens}    5
     Chat Usage Should Add Up    ${call.events[-1].usage}
@@ -59,8 +59,9 @@ Stream Helper Final Completion Holds The Streamed Text
     ${messages} =    User Messages    ${QUESTION}
     ${free} =    OpenAI Call    chat.completions.create    messages=${messages}    max_tokens=${12}    temperature=${0}
     ${text} =    Answer Text    ${free}
+    VAR    @{stops}    ${text}[4]
     ${call} =    OpenAI Stream    chat.completions.stream    messages=${messages}    max_tokens=${12}
-    ...    temperature=${0}    stop=${{ [$text[4]] }}
+    ...    temperature=${0}    stop=${stops}
     Should Be Typed    ${call.result}    ParsedChatCompletion
     ${streamed} =    Streamed Text    ${call}
     Should Be Equal    ${call.result.choices[0].message.content}    ${streamed}
@@ -70,8 +71,9 @@ Stream Helper Emits Content Events In Order
     ${messages} =    User Messages    ${QUESTION}
     ${free} =    OpenAI Call    chat.completions.create    messages=${messages}    max_tokens=${12}    temperature=${0}
     ${text} =    Answer Text    ${free}
+    VAR    @{stops}    ${text}[4]
     ${call} =    OpenAI Stream    chat.completions.stream    messages=${messages}    max_tokens=${12}
-    ...    temperature=${0}    stop=${{ [$text[4]] }}
+    ...    temperature=${0}    stop=${stops}
     ${types} =    Event Types    ${call}
     Should Be Equal    ${types}[-1]    content.done
     Should Contain    ${types}    content.delta
@@ -105,5 +107,5 @@ Async Call Equals The Sync Call
 Strict Validation Accepts Every Chunk
     ${messages} =    User Messages    ${QUESTION}
     ${call} =    OpenAI Stream    chat.completions.create    messages=${messages}    max_tokens=${3}    strict=${True}
-    ...    stream_options=${{ {"include_usage": True} }}
+    ...    stream_options=${INCLUDE_USAGE}
     Each Should Be Typed    ${call.events}    ChatCompletionChunk

@@ -28,14 +28,15 @@ Parse Returns The Pydantic Model Of The Answer
     ${answer} =    OpenAI Call    chat.completions.parse    messages=${messages}    response_format=${CITY}
     ...    max_tokens=${64}    temperature=${0}
     Should Be Typed    ${answer}    ParsedChatCompletion
-    Should Be Equal    ${answer.choices[0].message.parsed}    ${{ $CITY(**$PARIS) }}
+    Should Be Equal    ${answer.choices[0].message.parsed}    ${PARIS_CITY}
 
 Json Schema Response Format Gives Content That Matches The Schema
     ${messages} =    User Messages    ${QUESTION}
     ${answer} =    OpenAI Call    chat.completions.create    messages=${messages}    max_tokens=${64}
-    ...    temperature=${0}    response_format=${{ {"type": "json_schema", "json_schema": $CITY_SCHEMA} }}
+    ...    temperature=${0}    response_format=${CITY_RESPONSE_FORMAT}
     ${content} =    Answer Text    ${answer}
-    Should Be Equal    ${{ json.loads($content) }}    ${PARIS}
+    ${parsed} =    Parsed Json    ${content}
+    Should Be Equal    ${parsed}    ${PARIS}
 
 Structured Answer Ends By Itself With Finish Reason Stop
     ${messages} =    User Messages    ${QUESTION}
@@ -48,7 +49,7 @@ Stream Helper Parses The Final Completion
     ${messages} =    User Messages    ${QUESTION}
     ${call} =    OpenAI Stream    chat.completions.stream    messages=${messages}    response_format=${CITY}
     ...    max_tokens=${64}    temperature=${0}
-    Should Be Equal    ${call.result.choices[0].message.parsed}    ${{ $CITY(**$PARIS) }}
+    Should Be Equal    ${call.result.choices[0].message.parsed}    ${PARIS_CITY}
     ${streamed} =    Streamed Text    ${call}
     Should Be Equal    ${call.result.choices[0].message.content}    ${streamed}
 
@@ -56,4 +57,4 @@ Async Parse Returns The Same Model
     ${messages} =    User Messages    ${QUESTION}
     ${answer} =    Async OpenAI Call    chat.completions.parse    messages=${messages}    response_format=${CITY}
     ...    max_tokens=${64}    temperature=${0}
-    Should Be Equal    ${answer.choices[0].message.parsed}    ${{ $CITY(**$PARIS) }}
+    Should Be Equal    ${answer.choices[0].message.parsed}    ${PARIS_CITY}

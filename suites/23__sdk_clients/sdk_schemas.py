@@ -18,6 +18,9 @@ class City(BaseModel):
 
 CITY = City
 CITY_SCHEMA = {"name": "city", "strict": True, "schema": City.model_json_schema()}
+CITY_RESPONSE_FORMAT = {"type": "json_schema", "json_schema": CITY_SCHEMA}
+# The one answer the schema allows, as the SDK parses it.
+PARIS_CITY = City(name="Paris", country="France")
 
 
 # ----- tool calls (tool_calls.robot) -----
@@ -27,6 +30,8 @@ WEATHER_PARAMETERS = {"type": "object", "properties": {"city": {"type": "string"
 WEATHER = {"name": "get_weather", "description": "Get the current weather in a city"}
 WEATHER_TOOL = {"type": "function", "function": {**WEATHER, "parameters": WEATHER_PARAMETERS}}
 ANTHROPIC_WEATHER_TOOL = {**WEATHER, "input_schema": WEATHER_PARAMETERS}
+WEATHER_TOOLS = [WEATHER_TOOL]
+ANTHROPIC_WEATHER_TOOLS = [ANTHROPIC_WEATHER_TOOL]
 
 
 def _openai_call(call_id, city):

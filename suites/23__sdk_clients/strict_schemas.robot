@@ -31,7 +31,7 @@ Chat Completion Conforms In Strict Mode
 Chat Chunks Conform In Strict Mode
     ${messages} =    User Messages    ${QUESTION}
     ${call} =    OpenAI Stream    chat.completions.create    messages=${messages}    max_tokens=${2}
-    ...    stream_options=${{ {"include_usage": True} }}
+    ...    stream_options=${INCLUDE_USAGE}
     ${deviations} =    Schema Deviations    ${call.events}
     Should Be Empty    ${deviations}
 
@@ -69,7 +69,8 @@ Chat Completion Fields Beyond The Schema Are The Server's Timings
     ${messages} =    User Messages    ${QUESTION}
     ${answer} =    OpenAI Call    chat.completions.create    messages=${messages}    max_tokens=${1}
     ${unknown} =    Unknown Fields    ${answer}
-    Should Be Equal    ${unknown}    ${{ ["timings"] }}
+    VAR    @{expected}    timings
+    Should Be Equal    ${unknown}    ${expected}
 
 Error Object Code Is A String Or Null
     [Documentation]    Contract: the OpenAI API's error object (the OpenAPI `Error` schema; the SDK's `ErrorObject`):

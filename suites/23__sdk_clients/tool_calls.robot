@@ -27,19 +27,21 @@ ${TIMEOUT}      ${150}
 OpenAI Answer Calls The Tool With Typed Arguments
     ${wait} =    Deadline    ${TIMEOUT}
     ${answer} =    OpenAI Call    chat.completions.create    messages=${OPENAI_WEATHER_QUESTION}
-    ...    tools=${{ [$WEATHER_TOOL] }}    max_tokens=${80}    temperature=${0}    timeout=${wait}
+    ...    tools=${WEATHER_TOOLS}    max_tokens=${80}    temperature=${0}    timeout=${wait}
     Should Be Equal    ${answer.choices[0].finish_reason}    tool_calls
     VAR    ${call}    ${answer.choices[0].message.tool_calls[0]}
     Should Be Typed    ${call}    ChatCompletionMessageFunctionToolCall
     Should Be Equal    ${call.function.name}    get_weather
-    Should Be Equal    ${{ json.loads($call.function.arguments) }}    ${PARIS}
+    ${arguments} =    Parsed Json    ${call.function.arguments}
+    Should Be Equal    ${arguments}    ${PARIS}
 
 OpenAI Stream Helper Reassembles The Tool Call Deltas
     ${wait} =    Deadline    ${TIMEOUT}
     ${call} =    OpenAI Stream    chat.completions.stream    messages=${OPENAI_WEATHER_QUESTION}
-    ...    tools=${{ [$WEATHER_TOOL] }}    max_tokens=${80}    temperature=${0}    timeout=${wait}
+    ...    tools=${WEATHER_TOOLS}    max_tokens=${80}    temperature=${0}    timeout=${wait}
     VAR    ${tool_call}    ${call.result.choices[0].message.tool_calls[0]}
-    Should Be Equal    ${{ json.loads($tool_call.function.arguments) }}    ${PARIS}
+    ${arguments} =    Parsed Json    ${tool_call.function.arguments}
+    Should Be Equal    ${arguments}    ${PARIS}
     ${types} =    Event Types    ${call}
     Should Contain    ${types}    tool_calls.function.arguments.delta
     Should Be Equal    ${types.count("tool_calls.function.arguments.done")}    ${1}
@@ -47,7 +49,7 @@ OpenAI Stream Helper Reassembles The Tool Call Deltas
 Anthropic Message Has A Typed Tool Use Block
     ${wait} =    Deadline    ${TIMEOUT}
     ${message} =    Anthropic Call    messages.create    messages=${ANTHROPIC_WEATHER_QUESTION}
-    ...    tools=${{ [$ANTHROPIC_WEATHER_TOOL] }}    max_tokens=${80}    extra_body=${GREEDY}    timeout=${wait}
+    ...    tools=${ANTHROPIC_WEATHER_TOOLS}    max_tokens=${80}    extra_body=${GREEDY}    timeout=${wait}
     Should Be Equal    ${message.stop_reason}    tool_use
     Should Be Typed    ${message.content[-1]}    ToolUseBlock
     Should Be Equal    ${message.content[-1].name}    get_weather
@@ -56,7 +58,7 @@ Anthropic Message Has A Typed Tool Use Block
 Anthropic Stream Helper Reassembles The Tool Input
     ${wait} =    Deadline    ${TIMEOUT}
     ${call} =    Anthropic Stream    messages.stream    messages=${ANTHROPIC_WEATHER_QUESTION}
-    ...    tools=${{ [$ANTHROPIC_WEATHER_TOOL] }}    max_tokens=${80}    extra_body=${GREEDY}    timeout=${wait}
+    ...    tools=${ANTHROPIC_WEATHER_TOOLS}    max_tokens=${80}    extra_body=${GREEDY}    timeout=${wait}
     Should Be Equal    ${call.result.stop_reason}    tool_use
     Should Be Typed    ${call.result.content[-1]}    ToolUseBlock
     Should Be Equal    ${call.result.content[-1].input}    ${PARIS}

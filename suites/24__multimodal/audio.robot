@@ -77,7 +77,8 @@ A WAV Header Claiming Half Its Byte Rate Is Read At The Header's Rate
 
 Images Are Refused Without A Vision Projector
     ${image} =    Generated Image Part
-    ${resp} =    Chat    ${{ [$image] }}    max_tokens=${4}    expected_status=any
+    VAR    @{content}    ${image}
+    ${resp} =    Chat    ${content}    max_tokens=${4}    expected_status=any
     Error Response Should Be    ${resp}    500    server_error
     ...    message=image input is not supported - hint: if this is unexpected, you may need to provide the mmproj
 
@@ -90,7 +91,7 @@ Question With WAV
     ${text} =    Text Part    ${QUESTION}
     VAR    &{input_audio}    data=${data}    format=wav
     VAR    &{audio}    type=input_audio    input_audio=${input_audio}
-    ${messages} =    User Message    ${{ [$text, $audio] }}
+    ${messages} =    User Message Of Parts    ${text}    ${audio}
     RETURN    ${messages}
 
 Lying WAV Should Cost

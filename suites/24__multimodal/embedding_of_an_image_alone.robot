@@ -19,7 +19,10 @@ An Image Alone Gets One Vector
     ...    server process dies) when the image is the whole input.
     [Tags]    bug
     ${image} =    Generated Image Part    png    ${1}
-    ${resp} =    Embeddings    ${{ [{"content": [$image]}] }}
+    VAR    @{content}    ${image}
+    VAR    &{input}    content=${content}
+    VAR    @{inputs}    ${input}
+    ${resp} =    Embeddings    ${inputs}
     ${vectors} =    Embedding Vectors    ${resp}
     Length Should Be    ${vectors}    1
     Server Should Be Running

@@ -53,6 +53,7 @@ Hostile Image Should Be Refused
     ${url} =    Hostile Image Data Uri    ${image}
     ${part} =    Image Part    ${url}
     ${text} =    Text Part    what is this
-    ${resp} =    Chat    ${{ [$text, $part] }}    max_tokens=${2}    expected_status=any
+    VAR    @{content}    ${text}    ${part}
+    ${resp} =    Chat    ${content}    max_tokens=${2}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error    message=${message}
     Chat    hello    max_tokens=${2}

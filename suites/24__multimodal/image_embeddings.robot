@@ -17,33 +17,39 @@ Each Input Gets One Vector In Order
     [Tags]    build-specific    builds:11434-
     ${first} =    Image Input    ${1}
     ${second} =    Image Input    ${2}
-    ${resp} =    Embeddings    ${{ [$first, $second, {"content": [{"type": "text", "text": "hello"}]}] }}
+    ${text} =    Text Input    hello
+    VAR    @{inputs}    ${first}    ${second}    ${text}
+    ${resp} =    Embeddings    ${inputs}
     ${indexes} =    Result Indexes    ${resp.json()}[data]
-    Should Be Equal    ${indexes}    ${{ [0, 1, 2] }}
+    Values Should Count From Zero    ${indexes}    3
     ${vectors} =    Embedding Vectors    ${resp}
     Each Vector Should Have Length    ${vectors}    ${N_EMBD}
 
 The Same Image Gives The Same Vector
     [Tags]    build-specific    builds:11434-
     ${input} =    Image Input    ${3}
-    ${first} =    Embedding Of    ${{ [$input] }}
-    ${again} =    Embedding Of    ${{ [$input] }}
+    VAR    @{inputs}    ${input}
+    ${first} =    Embedding Of    ${inputs}
+    ${again} =    Embedding Of    ${inputs}
     Vectors Should Be Equal Within    ${again}    ${first}
 
 Different Images Give Different Vectors
     [Tags]    build-specific    builds:11434-
     ${one} =    Image Input    ${4}
     ${other} =    Image Input    ${5}
-    ${first} =    Embedding Of    ${{ [$one] }}
-    ${second} =    Embedding Of    ${{ [$other] }}
+    VAR    @{one_input}    ${one}
+    VAR    @{other_input}    ${other}
+    ${first} =    Embedding Of    ${one_input}
+    ${second} =    Embedding Of    ${other_input}
     ${cosine} =    Cosine Similarity    ${first}    ${second}
     Should Be True    $cosine < 0.9999    the two images gave vectors with cosine ${cosine}
 
 The Native Route Embeds An Image Like The OpenAI Route
     [Tags]    build-specific    builds:11434-
     ${input} =    Image Input    ${6}
-    ${oai} =    Embedding Of    ${{ [$input] }}
-    ${resp} =    Native Embeddings    ${{ [$input] }}    route=/embeddings
+    VAR    @{inputs}    ${input}
+    ${oai} =    Embedding Of    ${inputs}
+    ${resp} =    Native Embeddings    ${inputs}    route=/embeddings
     Vectors Should Be Equal Within    ${resp.json()}[0][embedding][0]    ${oai}    tolerance=1e-4
 
 A Loaded Projector Leaves Text Embeddings Unchanged
@@ -68,5 +74,14 @@ Image Input
     [Arguments]    ${seed}
     ${image} =    Generated Image Part    png    ${seed}
     ${text} =    Text Part    describe
-    VAR    &{input}    content=${{ [$image, $text] }}
+    VAR    @{content}    ${image}    ${text}
+    VAR    &{input}    content=${content}
+    RETURN    ${input}
+
+Text Input
+    [Documentation]    Returns one `/v1/embeddings` input object whose content is the one text part `text`.
+    [Arguments]    ${text}
+    ${part} =    Text Part    ${text}
+    VAR    @{content}    ${part}
+    VAR    &{input}    content=${content}
     RETURN    ${input}

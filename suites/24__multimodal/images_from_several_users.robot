@@ -33,11 +33,12 @@ Image Chat Bodies
     ...    seed, 12 tokens at temperature 0, seed 42, no prompt cache, usage in the stream.
     [Arguments]    @{seeds}
     VAR    @{bodies}    @{EMPTY}
+    VAR    &{with_usage}    include_usage=${True}
     FOR    ${seed}    IN    @{seeds}
         ${content} =    Question With Images    what is in this image    ${seed}
         ${messages} =    User Message    ${content}
         VAR    &{body}    messages=${messages}    max_tokens=${12}    temperature=${0}    seed=${42}
-        ...    cache_prompt=${False}    stream=${True}    stream_options=${{ {"include_usage": True} }}
+        ...    cache_prompt=${False}    stream=${True}    stream_options=${with_usage}
         VAR    @{bodies}    @{bodies}    ${body}
     END
     RETURN    ${bodies}

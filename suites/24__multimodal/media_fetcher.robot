@@ -37,7 +37,8 @@ The Fetcher Says Who It Is And Sends No Credentials
     [Documentation]    What the fetcher sends: its headers are logged; no `Authorization` or `Cookie` header of
     ...    the client's request is passed on to the URL's host.
     ${messages} =    Chat About Url    /image.png?seed=2
-    Chat With Messages    ${messages}    max_tokens=${2}    headers=${{ {"Authorization": "Bearer client-key"} }}
+    VAR    &{credentials}    Authorization=Bearer client-key
+    Chat With Messages    ${messages}    max_tokens=${2}    headers=${credentials}
     ${requests} =    Media Fixture Requests
     Log    ${requests}[0][headers]
     Dictionary Should Not Contain Key    ${requests}[0][headers]    Authorization
@@ -103,10 +104,11 @@ Chat About Url
     [Documentation]    Returns a one-message history asking about the image at `url`: a path on the fixture
     ...    (`/image.png`), or a whole URL.
     [Arguments]    ${url}
-    VAR    ${full}    ${{ $url if "://" in $url else $FIXTURE + $url }}
+    VAR    ${full}    ${url}
+    IF    "://" not in $url    VAR    ${full}    ${FIXTURE}${url}
     ${image} =    Image Part    ${full}
     ${text} =    Text Part    what is this
-    ${messages} =    User Message    ${{ [$text, $image] }}
+    ${messages} =    User Message Of Parts    ${text}    ${image}
     RETURN    ${messages}
 
 Fetched Paths Should Be

@@ -91,7 +91,7 @@ Question About File
     [Arguments]    ${url}
     ${text} =    Text Part    what is this
     ${image} =    Image Part    ${url}
-    ${messages} =    User Message    ${{ [$text, $image] }}
+    ${messages} =    User Message Of Parts    ${text}    ${image}
     RETURN    ${messages}
 
 Answer About Image

@@ -21,6 +21,6 @@ A Completion Prompt May End With An Image
     ${marker} =    Media Marker
     ${data} =    Image Base64    png    seed=${14}
     ${expected} =    Prompt Tokens With Media    describe ${marker}
-    ${resp} =    Media Completion    describe ${marker}    ${{ [$data] }}    n_predict=${4}
+    ${resp} =    Media Completion    describe ${marker}    ${data}    n_predict=${4}
     Json Field Should Be    ${resp}    tokens_evaluated    ${expected}
     Server Should Be Running

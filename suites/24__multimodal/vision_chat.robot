@@ -40,7 +40,7 @@ A PNG Data URI Costs The Projector's Tokens
 A JPEG Data URI Costs The Projector's Tokens
     ${image} =    Generated Image Part    jpeg    ${2}
     ${text} =    Text Part    ${QUESTION}
-    ${messages} =    User Message    ${{ [$text, $image] }}
+    ${messages} =    User Message Of Parts    ${text}    ${image}
     Chat Usage Should Count The Media    ${messages}
 
 A WebP Data URI Is Accepted
@@ -51,7 +51,7 @@ A WebP Data URI Is Accepted
     [Tags]    bug
     ${image} =    Generated Image Part    webp    ${3}
     ${text} =    Text Part    ${QUESTION}
-    ${messages} =    User Message    ${{ [$text, $image] }}
+    ${messages} =    User Message Of Parts    ${text}    ${image}
     Chat Usage Should Count The Media    ${messages}
 
 Raw Base64 Is Taken As An Image
@@ -60,7 +60,7 @@ Raw Base64 Is Taken As An Image
     ${data} =    Image Base64    png    seed=${4}
     ${image} =    Image Part    ${data}
     ${text} =    Text Part    ${QUESTION}
-    ${messages} =    User Message    ${{ [$text, $image] }}
+    ${messages} =    User Message Of Parts    ${text}    ${image}
     Chat Usage Should Count The Media    ${messages}
 
 Several Images In One Message Cost The Projector's Tokens Each
@@ -74,7 +74,8 @@ Images Across Turns Cost The Projector's Tokens Each
     ${user} =    Message    user    ${first}
     ${assistant} =    Message    assistant    a llama
     ${again} =    Message    user    ${second}
-    Chat Usage Should Count The Media    ${{ [$user, $assistant, $again] }}
+    VAR    @{messages}    ${user}    ${assistant}    ${again}
+    Chat Usage Should Count The Media    ${messages}
 
 The Same Image Gives The Same Answer On Any Slot
     ${content} =    Question With Images    ${QUESTION}    ${10}
@@ -101,7 +102,7 @@ Completion With Multimodal Data Evaluates The Image
     ${data} =    Image Base64    png    seed=${13}
     VAR    ${prompt}    hello ${marker} world
     ${expected} =    Prompt Tokens With Media    ${prompt}
-    ${resp} =    Media Completion    ${prompt}    ${{ [$data] }}    n_predict=${4}
+    ${resp} =    Media Completion    ${prompt}    ${data}    n_predict=${4}
     Json Field Should Be    ${resp}    tokens_evaluated    ${expected}
 
 The README's Default Marker Places The Image
@@ -111,22 +112,26 @@ The README's Default Marker Places The Image
     ...    `$LLAMA_MEDIA_MARKER`) and answers a prompt with `<__media__>` with 400 "Failed to tokenize prompt".
     [Tags]    bug
     ${data} =    Image Base64    png    seed=${15}
-    ${resp} =    Media Completion    hello <__media__> world    ${{ [$data] }}    n_predict=${4}
+    ${resp} =    Media Completion    hello <__media__> world    ${data}    n_predict=${4}
     Json Field Should Be Of Type    ${resp}    tokens_evaluated    int
 
 Anthropic Image Block Costs The Projector's Tokens
     [Documentation]    Anthropic's Messages reference: an `image` block with a `base64` `source`; `usage` splits
     ...    the prompt into `input_tokens` and `cache_read_input_tokens`, which together are the whole prompt.
     ${content} =    Question With Images    ${QUESTION}    ${16}
-    ${expected} =    Chat Prompt Tokens With Media    ${{ [{"role": "user", "content": $content}] }}
+    ${messages} =    User Message    ${content}
+    ${expected} =    Chat Prompt Tokens With Media    ${messages}
     ${data} =    Image Base64    png    seed=${16}
     ${block} =    Anthropic Image Block    ${data}
-    ${resp} =    Anthropic Message    ${{ [{"type": "text", "text": $QUESTION}, $block] }}    max_tokens=${4}
+    ${text} =    Text Part    ${QUESTION}
+    VAR    @{content}    ${text}    ${block}
+    ${resp} =    Anthropic Message    ${content}    max_tokens=${4}
     Anthropic Input Should Total    ${resp}    ${expected}
 
 Responses Input Image Costs The Projector's Tokens
     ${content} =    Question With Images    ${QUESTION}    ${17}
-    ${expected} =    Chat Prompt Tokens With Media    ${{ [{"role": "user", "content": $content}] }}
+    ${messages} =    User Message    ${content}
+    ${expected} =    Chat Prompt Tokens With Media    ${messages}
     ${uri} =    Image Data Uri    png    seed=${17}
     ${input} =    Responses User Input    ${QUESTION}    ${uri}
     ${resp} =    Respond    ${input}    max_output_tokens=${4}
@@ -145,7 +150,8 @@ More Image Tokens Than The Context Is A Clear 400
 
 Audio Is Refused Without An Audio Projector
     ${part} =    Audio Part
-    ${resp} =    Chat    ${{ [$part] }}    max_tokens=${4}    expected_status=any
+    VAR    @{content}    ${part}
+    ${resp} =    Chat    ${content}    max_tokens=${4}    expected_status=any
     Error Response Should Be    ${resp}    500    server_error
     ...    message=audio input is not supported - hint: if this is unexpected, you may need to provide the mmproj
 
@@ -161,14 +167,15 @@ Anthropic Image Block
 Anthropic Input Should Total
     [Documentation]    `input_tokens` + `cache_read_input_tokens` of an Anthropic answer must be `expected`.
     [Arguments]    ${resp}    ${expected}
-    VAR    ${usage}    ${resp.json()}[usage]
-    ${total} =    Evaluate    $usage["input_tokens"] + $usage["cache_read_input_tokens"]
-    Should Be Equal    ${total}    ${expected}    usage was ${usage}
+    ${total} =    Anthropic Prompt Tokens    ${resp}
+    Should Be Equal    ${total}    ${expected}    usage was ${resp.json()}[usage]
 
 Responses User Input
     [Documentation]    Returns a Responses `input`: one user message with an `input_text` and an `input_image`.
     [Arguments]    ${text}    ${image_url}
     VAR    &{text_part}    type=input_text    text=${text}
     VAR    &{image_part}    type=input_image    image_url=${image_url}
-    VAR    &{message}    role=user    content=${{ [$text_part, $image_part] }}
-    RETURN    ${{ [$message] }}
+    VAR    @{content}    ${text_part}    ${image_part}
+    VAR    &{message}    role=user    content=${content}
+    VAR    @{input}    ${message}
+    RETURN    ${input}
