@@ -501,10 +501,10 @@ def selftest_checks() -> list[tuple[str, list[str]]]:
     py = [sys.executable, "-m"]
     return [
         ("ruff", py + ["ruff", "check", "."]),
-        ("robocop", py + ["robocop", "check", "suites", "resources", "tests/harness", "tests/log_sample"]),
+        ("robocop", py + ["robocop", "check", "suites", "resources", "tests/harness", "tests/log_sample", "examples"]),
         ("pytest", py + ["pytest", "-q", "tests"]),
         ("robot --dryrun", py + ["robot", "--dryrun", "--output", "NONE", "--log", "NONE", "--report", "NONE",
-                                 "--console", "dotted", "suites", "tests/harness"]),
+                                 "--console", "dotted", "suites", "tests/harness", "examples"]),
     ]
 
 

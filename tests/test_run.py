@@ -317,8 +317,8 @@ def test_selftest_checks_cover_the_project():
     names = [name for name, _ in run.selftest_checks()]
     assert names[:4] == ["ruff", "robocop", "pytest", "robot --dryrun"]
     commands = dict(run.selftest_checks())
-    assert commands["robocop"][-4:] == ["suites", "resources", "tests/harness", "tests/log_sample"]
-    assert commands["robot --dryrun"][-2:] == ["suites", "tests/harness"]
+    assert commands["robocop"][-5:] == ["suites", "resources", "tests/harness", "tests/log_sample", "examples"]
+    assert commands["robot --dryrun"][-3:] == ["suites", "tests/harness", "examples"]
 
 
 def test_previous_output_and_server_logs_are_cleared(tmp_path):
