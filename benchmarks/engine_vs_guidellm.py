@@ -61,8 +61,9 @@ def verdict(errors_ms: list[float], answered: int, due: int) -> dict:
 
 
 def ours(url: str, rate: float, duration: float) -> dict:
-    from llamatest.load.engine import Target, run_load_sync
-    from llamatest.load.profiles import Profile
+    from llamatest.load.engine.client import Target
+    from llamatest.load.engine.pacing import run_load_sync
+    from llamatest.load.engine.profiles import Profile
 
     body = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 5}
     record = run_load_sync(Target(url), Profile("rate", rate=rate, duration_s=duration, drain_timeout_s=30),

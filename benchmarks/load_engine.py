@@ -126,7 +126,7 @@ def pct(values, q) -> float:
 
 def peak_in_flight(requests) -> int:
     """Most requests open at once, dispatch to close (a request never closed stays open)."""
-    from llamatest.load.metrics import concurrency
+    from llamatest.load.analysis.metrics import concurrency
 
     return concurrency([(r.t_dispatched, r.t_closed if r.t_closed is not None else float("inf"))
                         for r in requests if r.t_dispatched is not None])[1]
@@ -137,8 +137,9 @@ def errors_of(requests) -> dict[str, int]:
 
 
 def bench_streams(url: str, n: int, hold: float, keep_alive: bool = False) -> dict:
-    from llamatest.load.engine import Target, run_load_sync
-    from llamatest.load.profiles import Profile
+    from llamatest.load.engine.client import Target
+    from llamatest.load.engine.pacing import run_load_sync
+    from llamatest.load.engine.profiles import Profile
 
     profile = Profile("concurrency", users=n, max_requests=n, duration_s=hold + 60, drain_timeout_s=30)
     target = Target(url, timeout_ttft_s=60, timeout_stall_s=hold + 30, keep_alive=keep_alive)
@@ -165,8 +166,9 @@ def bench_streams(url: str, n: int, hold: float, keep_alive: bool = False) -> di
 
 
 def bench_rate(url: str, rate: float, duration: float, keep_alive: bool = False) -> dict:
-    from llamatest.load.engine import Target, run_load_sync
-    from llamatest.load.profiles import Profile
+    from llamatest.load.engine.client import Target
+    from llamatest.load.engine.pacing import run_load_sync
+    from llamatest.load.engine.profiles import Profile
 
     profile = Profile("rate", rate=rate, duration_s=duration, drain_timeout_s=30)
     record = run_load_sync(Target(url, keep_alive=keep_alive), profile, lambda i: {"hold_s": 0, "max_tokens": 5},

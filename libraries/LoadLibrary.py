@@ -9,11 +9,12 @@ from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
 from llamatest import deadlines, settings
-from llamatest.load import datasets, soak, sweep, trials, validity
-from llamatest.load.compare import VERDICTS
-from llamatest.load.compare import compare as _compare
-from llamatest.load.engine import Target
-from llamatest.load.history import History
+from llamatest.load.analysis import soak, sweep, trials, validity
+from llamatest.load.analysis.compare import VERDICTS
+from llamatest.load.analysis.compare import compare as _compare
+from llamatest.load.engine.client import Target
+from llamatest.load.engine.profiles import Profile
+from llamatest.load.output.history import History
 from llamatest.load.pipeline import (
     Checks,
     Dataset,
@@ -25,7 +26,7 @@ from llamatest.load.pipeline import (
     execute_capacity,
     execute_sweep,
 )
-from llamatest.load.profiles import Profile
+from llamatest.load.workloads import datasets
 from llamatest.machine import NotJudged
 from llamatest.report.load import comparison_table, load_run_html, sweep_html
 from robot_glue import output_dir, robot_variable, server_headers

@@ -6,7 +6,8 @@ from __future__ import annotations
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from llamatest.load import catalog, metrics, workload_checks
+from llamatest.load import catalog
+from llamatest.load.analysis import metrics, workload_checks
 from llamatest.load.pipeline import Dataset, LoadRun
 from robot_glue import server_base_url as _base_url
 from robot_glue import server_headers

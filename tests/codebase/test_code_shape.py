@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from llamatest import LAYERS, ROBOT_READERS
+from llamatest.load import ROOMS
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARIES = ROOT / "libraries"
@@ -133,6 +134,23 @@ def test_no_import_cycle_among_the_parts_of_the_package():
         graph.setdefault(importer, set()).add(imported)
         graph.setdefault(imported, set())
     assert cycles(graph) == []
+
+
+def room_of(module: str) -> int | None:
+    """Where a module of ``llamatest.load`` stands: the index of its room in ``ROOMS``, ``len(ROOMS)`` for the
+    modules beside the rooms (pipeline, catalog, cli), None outside ``load``."""
+    parts = module.split(".")
+    if parts[:2] != ["llamatest", "load"] or len(parts) < 3:
+        return None
+    return ROOMS.index(parts[2]) if parts[2] in ROOMS else len(ROOMS)
+
+
+def test_no_room_of_load_imports_from_a_room_above_its_own():
+    found = modules()
+    upward = [f"{name} -> {dep}" for name, path in found.items() if room_of(name) is not None
+              for dep in sorted(imports_of(path, set(found)))
+              if room_of(dep) is not None and room_of(dep) > room_of(name)]
+    assert upward == [], f"rooms bottom first: {', '.join(ROOMS)}, then the modules beside them"
 
 
 def robot_imports(path: Path) -> list[tuple[str, bool]]:

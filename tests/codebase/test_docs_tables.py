@@ -4,7 +4,7 @@ not in the docs (or the other way round) fails here. Re-render with the function
 import textwrap
 from pathlib import Path
 
-from llamatest.load import metrics
+from llamatest.load.analysis import metrics
 from llamatest.server import presets
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -17,4 +17,4 @@ def test_the_preset_table_is_the_presets_rendered():
 
 def test_the_metric_definitions_are_the_metrics_rendered():
     doc = (DOCS / "load.md").read_text()
-    assert metrics.definitions_table() in doc, "re-render llamatest.load.metrics.definitions_table"
+    assert metrics.definitions_table() in doc, "re-render llamatest.load.analysis.metrics.definitions_table"

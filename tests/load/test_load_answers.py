@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from llamatest.load import answers
-from llamatest.load.classify import generated_text
-from llamatest.load.engine import Target, run_load_sync
-from llamatest.load.profiles import Profile
-from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
+from llamatest.load.analysis import answers
+from llamatest.load.engine.classify import generated_text
+from llamatest.load.engine.client import Target
+from llamatest.load.engine.pacing import run_load_sync
+from llamatest.load.engine.profiles import Profile
+from llamatest.load.engine.record import LoadEvent, RequestRecord, RunRecord
 from tests.fixtures.scripted_server import DONE, chat, native, text, usage
 
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from test_load_results import summary_from_samples
 
-from llamatest.load.charts import _slo_lines, charts, latency_chart, timeline_chart
-from llamatest.load.record import LoadEvent, RequestRecord
+from llamatest.load.engine.record import LoadEvent, RequestRecord
+from llamatest.load.output.charts import _slo_lines, charts, latency_chart, timeline_chart
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -12,9 +12,9 @@ import pytest
 from test_load_results import summary_from_samples
 
 from llamatest.load import cli
-from llamatest.load.progress import ProgressLine
-from llamatest.load.record import LoadEvent, RequestRecord
-from llamatest.load.results import write_json
+from llamatest.load.engine.progress import ProgressLine
+from llamatest.load.engine.record import LoadEvent, RequestRecord
+from llamatest.load.output.results import write_json
 from llamatest.server.process import free_port
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from test_load_results import summary_from_samples
 
-from llamatest.load.compare import bootstrap_diff_ci, compare, overall_verdict
+from llamatest.load.analysis.compare import bootstrap_diff_ci, compare, overall_verdict
 
 LATENCY = ["ttft_ms", "tpot_ms"]
 

@@ -10,8 +10,8 @@ import pytest
 import requests
 
 from llamatest import media
-from llamatest.load import datasets
-from llamatest.load.datasets import body_maker, dataset_hash, fixed_length_prompts, nonce, sharegpt_prompts
+from llamatest.load.workloads import datasets
+from llamatest.load.workloads.datasets import body_maker, dataset_hash, fixed_length_prompts, nonce, sharegpt_prompts
 
 
 # ----- ShareGPT -----

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from llamatest import deadlines
-from llamatest.load import metrics
-from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
-from llamatest.load.summary import summarize
+from llamatest.load.analysis import metrics
+from llamatest.load.analysis.summary import summarize
+from llamatest.load.engine.record import LoadEvent, RequestRecord, RunRecord
 
 
 def worker_run(t0_wall: float, ttfts_s: list[float], *, gap_s: float = 0.1) -> RunRecord:
@@ -34,7 +34,7 @@ def worker_run(t0_wall: float, ttfts_s: list[float], *, gap_s: float = 0.1) -> R
 
 
 def test_merge_moves_every_time_onto_the_driver_axis_and_renumbers():
-    from llamatest.load.distributed import merge_runs
+    from llamatest.load.engine.distributed import merge_runs
 
     # Worker 1's clock is 2 s ahead of the driver's and it started 0.05 s (driver time) after t0.
     runs = [worker_run(1000.0, [0.02, 0.03]), worker_run(1002.05, [0.04])]
@@ -53,7 +53,7 @@ def test_merge_moves_every_time_onto_the_driver_axis_and_renumbers():
 
 
 def test_merged_percentiles_are_those_of_the_union_not_of_the_workers():
-    from llamatest.load.distributed import merge_runs
+    from llamatest.load.engine.distributed import merge_runs
 
     fast = [0.010 + 0.001 * k for k in range(60)]
     slow = [0.200 + 0.010 * k for k in range(40)]
@@ -69,15 +69,15 @@ def test_merged_percentiles_are_those_of_the_union_not_of_the_workers():
 
 
 def test_merge_rejects_mismatched_offsets():
-    from llamatest.load.distributed import merge_runs
+    from llamatest.load.engine.distributed import merge_runs
 
     with pytest.raises(ValueError, match="one offset per record: 1 records, 2 offsets"):
         merge_runs([worker_run(0.0, [0.01])], offsets=[0.0, 0.0], t0_wall=0.0, t0_perf=0.0)
 
 
 def test_worker_bodies_interleave_so_no_two_workers_send_the_same_prompt():
-    from llamatest.load.datasets import body_maker
-    from llamatest.load.distributed import ShardBodies
+    from llamatest.load.engine.distributed import ShardBodies
+    from llamatest.load.workloads.datasets import body_maker
 
     bodies = body_maker([f"p{i}" for i in range(6)], route="/completion", max_tokens=1)
     sent = [ShardBodies(bodies, w, 2)(k)["prompt"] for w in range(2) for k in range(3)]
@@ -85,8 +85,8 @@ def test_worker_bodies_interleave_so_no_two_workers_send_the_same_prompt():
 
 
 def test_worker_bodies_give_the_prompt_hash_of_what_they_send():
-    from llamatest.load.datasets import body_maker, prompt_hash
-    from llamatest.load.distributed import ShardBodies
+    from llamatest.load.engine.distributed import ShardBodies
+    from llamatest.load.workloads.datasets import body_maker, prompt_hash
 
     bodies = body_maker([f"p{i}" for i in range(6)], route="/completion", max_tokens=1)
     for inner in (bodies, lambda i: bodies(i)):  # a BodySpec knows its hashes; any other body maker is hashed
@@ -95,7 +95,7 @@ def test_worker_bodies_give_the_prompt_hash_of_what_they_send():
 
 
 def test_merge_moves_the_worker_records_in_place():
-    from llamatest.load.distributed import merge_runs
+    from llamatest.load.engine.distributed import merge_runs
 
     runs = [worker_run(0.0, [0.02]), worker_run(0.5, [0.03])]
     originals = [r for run in runs for r in run.requests]
@@ -105,14 +105,15 @@ def test_merge_moves_the_worker_records_in_place():
 
 
 def test_importing_the_package_never_imports_ray():
-    code = ("import sys, llamatest.load.distributed, llamatest.load.datasets, llamatest.load.engine; "
+    code = ("import sys, llamatest.load.engine.distributed, llamatest.load.workloads.datasets, "
+            "llamatest.load.engine.pacing; "
             "print('ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "False"
 
 
 def test_a_missing_ray_is_a_clear_error(monkeypatch):
-    from llamatest.load import distributed
+    from llamatest.load.engine import distributed
 
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(distributed.DistributedError, match="distributed runs need Ray"):
@@ -121,10 +122,10 @@ def test_a_missing_ray_is_a_clear_error(monkeypatch):
 
 def test_two_local_ray_workers_merge_exactly(server):
     pytest.importorskip("ray")
-    from llamatest.load.datasets import body_maker
-    from llamatest.load.distributed import run_distributed
-    from llamatest.load.engine import Target
-    from llamatest.load.profiles import Profile
+    from llamatest.load.engine.client import Target
+    from llamatest.load.engine.distributed import run_distributed
+    from llamatest.load.engine.profiles import Profile
+    from llamatest.load.workloads.datasets import body_maker
 
     prompts = [f"prompt {i}" for i in range(200)]
     spec = body_maker(prompts, route="/v1/chat/completions", max_tokens=3,
@@ -202,9 +203,9 @@ def test_a_local_ray_leaves_no_process_behind_and_stays_quiet_and_out_of_the_rep
     ray = pytest.importorskip("ray")
     import psutil
 
-    from llamatest.load.distributed import run_distributed
-    from llamatest.load.engine import Target
-    from llamatest.load.profiles import Profile
+    from llamatest.load.engine.client import Target
+    from llamatest.load.engine.distributed import run_distributed
+    from llamatest.load.engine.profiles import Profile
 
     monkeypatch.delenv("RAY_AUTH_MODE", raising=False)  # as on a first run: Ray would announce token auth
     monkeypatch.delenv("RAY_TMPDIR", raising=False)
@@ -226,7 +227,7 @@ def test_a_local_ray_leaves_no_process_behind_and_stays_quiet_and_out_of_the_rep
 
 def test_ray_processes_that_do_not_exit_are_terminated_and_others_are_left_alone(tmp_path):
     pytest.importorskip("psutil")
-    from llamatest.load.distributed import _RayProcesses
+    from llamatest.load.engine.distributed import _RayProcesses
 
     session_dir = str(tmp_path / "session_x")
     stubborn = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(30)"
@@ -254,9 +255,9 @@ class BodiesThatCannotTravel:
 
 def test_worker_failures_and_overruns_are_clear_errors_and_a_running_ray_is_left_running(server, monkeypatch):
     ray = pytest.importorskip("ray")
-    from llamatest.load import distributed
-    from llamatest.load.engine import Target
-    from llamatest.load.profiles import Profile
+    from llamatest.load.engine import distributed
+    from llamatest.load.engine.client import Target
+    from llamatest.load.engine.profiles import Profile
 
     distributed._start_ray(2, None, None)
     try:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from llamatest.load.engine import Target, run_load_sync
-from llamatest.load.metrics import request_metrics
-from llamatest.load.profiles import Profile
+from llamatest.load.analysis.metrics import request_metrics
+from llamatest.load.engine.client import Target
+from llamatest.load.engine.pacing import run_load_sync
+from llamatest.load.engine.profiles import Profile
 from tests.fixtures.scripted_server import DONE, PING, chat, native, usage
 
 pytestmark = pytest.mark.timing  # timestamps and deadlines: see the timing marker in pyproject.toml

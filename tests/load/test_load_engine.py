@@ -7,9 +7,10 @@ import time
 
 import pytest
 
-from llamatest.load.engine import Target, run_load_sync
-from llamatest.load.profiles import Profile
-from llamatest.load.record import RequestRecord, RunRecord
+from llamatest.load.engine.client import Target
+from llamatest.load.engine.pacing import run_load_sync
+from llamatest.load.engine.profiles import Profile
+from llamatest.load.engine.record import RequestRecord, RunRecord
 from tests.fixtures.scripted_server import DONE, PING, chat, native, sse, text, usage
 
 pytestmark = pytest.mark.timing  # timestamps and deadlines: see the timing marker in pyproject.toml
@@ -90,9 +91,9 @@ def check_single_stream_timing(scripted, stamped=True):
 
 
 def test_reads_are_timed_at_the_reader_when_the_protocol_cannot_be_stamped(scripted, monkeypatch):
-    from llamatest.load import engine
+    from llamatest.load.engine import client
 
-    monkeypatch.setattr(engine, "_stamp_reads", lambda connector, sink: False)
+    monkeypatch.setattr(client, "stamp_reads", lambda connector, sink: False)
     retried(lambda: check_single_stream_timing(scripted, stamped=False))
 
 
@@ -392,7 +393,7 @@ def test_scrape_records_odd_answers_and_stops_asking_a_disabled_endpoint():
     import aiohttp
     from aiohttp import web
 
-    from llamatest.load.engine import scrape
+    from llamatest.load.engine.watchers import scrape
 
     async def metrics_off(request: web.Request) -> web.Response:
         return web.Response(status=501, text="metrics disabled")

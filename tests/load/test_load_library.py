@@ -14,11 +14,11 @@ import pytest
 
 import LoadLibrary as load_library
 from llamatest import settings
-from llamatest.load import validity
-from llamatest.load.compare import VERDICTS
-from llamatest.load.history import History
+from llamatest.load.analysis import validity
+from llamatest.load.analysis.compare import VERDICTS
+from llamatest.load.engine.record import RequestRecord, RunRecord
+from llamatest.load.output.history import History
 from llamatest.load.pipeline import Dataset, LoadRun, SweepRun
-from llamatest.load.record import RequestRecord, RunRecord
 from llamatest.machine import NotJudged
 from tests.fixtures.scripted_server import DONE, chat, usage
 from tests.load.test_load_pipeline import STEADY

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from llamatest.load.compare import compare
+from llamatest.load.analysis.compare import compare
 from tests.load.test_load_library import DATASET, SHORT, STREAM, changed, lib, results_dir  # noqa: F401
 
 

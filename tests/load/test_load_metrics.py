@@ -8,9 +8,9 @@ import time
 import numpy as np
 import pytest
 
-from llamatest.load.metrics import chunk_tokens, compat, concurrency, distribution, request_metrics
-from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
-from llamatest.load.summary import summarize
+from llamatest.load.analysis.metrics import chunk_tokens, compat, concurrency, distribution, request_metrics
+from llamatest.load.analysis.summary import summarize
+from llamatest.load.engine.record import LoadEvent, RequestRecord, RunRecord
 
 approx = pytest.approx
 

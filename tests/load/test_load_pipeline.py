@@ -14,10 +14,12 @@ import urllib.request
 
 import pytest
 
-from llamatest.load import results, validity
-from llamatest.load.compare import VERDICTS
-from llamatest.load.engine import Target
-from llamatest.load.history import SWEEPS, History
+from llamatest.load.analysis import validity
+from llamatest.load.analysis.compare import VERDICTS
+from llamatest.load.engine.client import Target
+from llamatest.load.engine.profiles import Profile
+from llamatest.load.output import results
+from llamatest.load.output.history import SWEEPS, History
 from llamatest.load.pipeline import (
     Dataset,
     Plan,
@@ -28,7 +30,6 @@ from llamatest.load.pipeline import (
     execute_sweep,
     server_identity,
 )
-from llamatest.load.profiles import Profile
 from tests.fixtures.scripted_server import DONE, chat, usage
 
 BUILD = "b4242-scripted"

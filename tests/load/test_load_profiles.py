@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from llamatest.load.profiles import Profile
+from llamatest.load.engine.profiles import Profile
 
 
 def test_constant_rate_is_evenly_spaced_from_zero():

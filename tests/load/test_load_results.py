@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from llamatest.load.history import History, check_baseline_name
-from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
-from llamatest.load.results import (
+from llamatest.load.engine.record import LoadEvent, RequestRecord, RunRecord
+from llamatest.load.output.history import History, check_baseline_name
+from llamatest.load.output.results import (
     CSV_COLUMNS,
     SCHEMA,
     SummaryError,

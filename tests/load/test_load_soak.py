@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from llamatest.load import soak
-from llamatest.load.record import RequestRecord, RunRecord
+from llamatest.load.analysis import soak
+from llamatest.load.engine.record import RequestRecord, RunRecord
 
 MIB = 1 << 20
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from llamatest.load.profiles import Profile
-from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
-from llamatest.load.summary import summarize
-from llamatest.load.sweep import capacity_under_slo, parse_slo_key, slo_check, sweep
+from llamatest.load.analysis.summary import summarize
+from llamatest.load.analysis.sweep import capacity_under_slo, parse_slo_key, slo_check, sweep
+from llamatest.load.engine.profiles import Profile
+from llamatest.load.engine.record import LoadEvent, RequestRecord, RunRecord
 
 approx = pytest.approx
 

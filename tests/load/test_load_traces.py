@@ -7,9 +7,12 @@ import json
 import numpy as np
 import pytest
 
-from llamatest.load import catalog, metrics, traces
-from llamatest.load.engine import Target, run_load_sync
-from llamatest.load.profiles import Profile
+from llamatest.load import catalog
+from llamatest.load.analysis import metrics
+from llamatest.load.engine.client import Target
+from llamatest.load.engine.pacing import run_load_sync
+from llamatest.load.engine.profiles import Profile
+from llamatest.load.workloads import traces
 
 
 @pytest.fixture

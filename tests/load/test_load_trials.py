@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from test_load_results import summary_from_samples
 
-from llamatest.load import compare as plain
-from llamatest.load import trials
+from llamatest.load.analysis import compare as plain
+from llamatest.load.analysis import trials
 
 
 def trial(ttft_center: float, throughput: float = 2.0, n: int = 200, seed: int = 0) -> dict:

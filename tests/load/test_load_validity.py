@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
-from llamatest.load.summary import summarize
-from llamatest.load.validity import DEFAULT_THRESHOLDS, invalid_reasons, trend, validity_flags
+from llamatest.load.analysis.summary import summarize
+from llamatest.load.analysis.validity import DEFAULT_THRESHOLDS, invalid_reasons, trend, validity_flags
+from llamatest.load.engine.record import LoadEvent, RequestRecord, RunRecord
 
 approx = pytest.approx
 

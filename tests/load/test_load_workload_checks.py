@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from llamatest.load import metrics, workload_checks
-from llamatest.load.classify import classify_data
-from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
-from llamatest.load.routes import normalized_usage
+from llamatest.load.analysis import metrics, workload_checks
+from llamatest.load.engine.classify import classify_data
+from llamatest.load.engine.record import LoadEvent, RequestRecord, RunRecord
+from llamatest.load.workloads.routes import normalized_usage
 
 
 def request(index, *, n_in, cached, session=None, turn=None, expected=None, n_out=4, error=None):

@@ -7,10 +7,14 @@ import urllib.request
 
 import pytest
 
-from llamatest.load import catalog, metrics, workload_metrics, workloads
-from llamatest.load.engine import Target, run_load_sync
-from llamatest.load.profiles import Profile
-from llamatest.load.summary import summarize
+from llamatest.load import catalog
+from llamatest.load.analysis import metrics, workload_metrics
+from llamatest.load.analysis.summary import summarize
+from llamatest.load.engine.client import Target
+from llamatest.load.engine.pacing import run_load_sync
+from llamatest.load.engine.profiles import Profile
+from llamatest.load.workloads import mix as route_mix
+from llamatest.load.workloads import multiturn
 
 CHAT = "/v1/chat/completions"
 
@@ -86,7 +90,7 @@ def test_a_cold_multi_turn_run_sends_cache_prompt_false(server):
 
 
 def test_multi_turn_on_the_messages_route_keeps_the_system_prompt_apart():
-    conversations = workloads.Conversations(((("hi", "hello"), ("more", "sure")),), system="be brief")
+    conversations = multiturn.Conversations(((("hi", "hello"), ("more", "sure")),), system="be brief")
     body = conversations.body_maker(route="/v1/messages", max_tokens=3, cold=False, extra=None).turn_body(0, 1)
     assert body["system"] == "be brief"
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
@@ -110,7 +114,7 @@ def test_shared_prefix_system_prompt_is_exact_and_reused(server):
 def test_a_route_mix_sends_each_route_its_body_and_measures_what_applies(server):
     weights = {CHAT: 1, "/v1/responses": 1, "/v1/messages": 1, "/infill": 1, "/v1/embeddings": 1,
                "/embedding": 1, "/v1/rerank": 1}
-    mix = workloads.RouteMix(("alpha beta", "gamma delta", "epsilon"), workloads.parse_weights(weights), inputs=3)
+    mix = route_mix.RouteMix(("alpha beta", "gamma delta", "epsilon"), route_mix.parse_weights(weights), inputs=3)
     body_for = mix.body_maker(route=CHAT, max_tokens=5, cold=True, extra=None)
     record = run_load_sync(Target(server), Profile("concurrency", users=2, duration_s=30, max_requests=70),
                            body_for, telemetry=False)
@@ -132,7 +136,7 @@ def test_a_route_mix_sends_each_route_its_body_and_measures_what_applies(server)
 
 
 def test_route_choice_is_seeded_and_follows_the_weights():
-    mix = workloads.RouteMix(("a",), ((CHAT, 3.0), ("/v1/embeddings", 1.0)), seed=7)
+    mix = route_mix.RouteMix(("a",), ((CHAT, 3.0), ("/v1/embeddings", 1.0)), seed=7)
     bodies = mix.body_maker(route=CHAT, max_tokens=1, cold=True, extra=None)
     chosen = [bodies.route_of(i) for i in range(4000)]
     assert chosen == [mix.body_maker(route=CHAT, max_tokens=1, cold=True, extra=None).route_of(i)
@@ -162,7 +166,7 @@ def test_an_embeddings_answer_without_one_result_per_input_is_a_bad_answer(scrip
 ])
 def test_bad_route_weights_say_what_is_wrong(text, message):
     with pytest.raises(ValueError, match=message):
-        workloads.parse_weights(text)
+        route_mix.parse_weights(text)
 
 
 # ----- the registry -----

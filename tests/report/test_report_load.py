@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from llamatest.load.analysis.summary import summarize
+from llamatest.load.engine.profiles import Profile
+from llamatest.load.engine.record import RunRecord
 from llamatest.load.pipeline import LoadRun, SweepRun
-from llamatest.load.profiles import Profile
-from llamatest.load.record import RunRecord
-from llamatest.load.summary import summarize
 from llamatest.report.load import comparison_table, compat_table, fmt, load_run_html, sweep_html
 
 HOSTILE = "<script>alert('x')</script> \"quoted\" & 'single' \ud800 lone </details></table>"

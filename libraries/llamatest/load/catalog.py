@@ -24,8 +24,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from llamatest.load import datasets, routes, traces, workloads
 from llamatest.load.pipeline import Dataset
+from llamatest.load.workloads import datasets, mix, multiturn, prefix, routes, traces
 
 
 def _sharegpt(count: int = 200, seed: int = 0, min_chars: int = 16, max_chars: int = 1500) -> Dataset:
@@ -44,20 +44,20 @@ def _with_workload(name: str, workload, params: dict) -> Dataset:
 
 
 def _sharegpt_multiturn(count: int = 50, turns: int = 4, seed: int = 0, max_chars: int = 1000) -> Dataset:
-    found = workloads.sharegpt_conversations(count, turns, seed=seed, max_chars=max_chars)
+    found = multiturn.sharegpt_conversations(count, turns, seed=seed, max_chars=max_chars)
     return _with_workload("sharegpt-multiturn", found, {"count": count, "turns": turns, "seed": seed,
                                                         "max_chars": max_chars})
 
 
 def _generated_multiturn(count: int = 50, turns: int = 4, seed: int = 0, words: int = 40) -> Dataset:
-    found = workloads.generated_conversations(count, turns, seed=seed, words=words)
+    found = multiturn.generated_conversations(count, turns, seed=seed, words=words)
     return _with_workload("generated-multiturn", found, {"count": count, "turns": turns, "seed": seed,
                                                          "words": words})
 
 
 def _shared_prefix(base_url: str, prefix_tokens: int = 256, questions: int = 200, seed: int = 0,
                    headers: dict | None = None) -> Dataset:
-    found = workloads.shared_prefix(base_url, prefix_tokens, questions=questions, seed=seed, headers=headers)
+    found = prefix.shared_prefix(base_url, prefix_tokens, questions=questions, seed=seed, headers=headers)
     return _with_workload("shared-prefix", found, {"prefix_tokens": prefix_tokens, "questions": questions,
                                                    "seed": seed})
 
@@ -80,9 +80,9 @@ def _trace(base_url: str, path: str, seed: int = 0, route: str = routes.CHAT,
 def _route_mix(weights: str | dict, inputs: int = 4, count: int = 200, seed: int = 0,
                max_chars: int = 1000) -> Dataset:
     prompts = datasets.sharegpt_prompts(count, seed=seed, max_chars=max_chars)
-    mix = workloads.RouteMix(tuple(prompts), workloads.parse_weights(weights), inputs=inputs, seed=seed)
-    return _with_workload("route-mix", mix, {"weights": dict(mix.weights), "inputs": inputs, "count": count,
-                                             "seed": seed, "max_chars": max_chars})
+    routed = mix.RouteMix(tuple(prompts), mix.parse_weights(weights), inputs=inputs, seed=seed)
+    return _with_workload("route-mix", routed, {"weights": dict(routed.weights), "inputs": inputs, "count": count,
+                                                "seed": seed, "max_chars": max_chars})
 
 
 _MAKERS = {"sharegpt": _sharegpt, "fixed-length": _fixed_length, "sharegpt-multiturn": _sharegpt_multiturn,

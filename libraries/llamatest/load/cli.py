@@ -24,13 +24,15 @@ import psutil
 import requests
 
 from llamatest import deadlines, settings
-from llamatest.load import datasets, results, soak, sweep, validity
-from llamatest.load import trials as _trials
-from llamatest.load.engine import Target
+from llamatest.load.analysis import soak, sweep, validity
+from llamatest.load.analysis import trials as _trials
+from llamatest.load.engine.client import Target
+from llamatest.load.engine.profiles import KINDS, Profile
+from llamatest.load.engine.progress import ProgressLine
+from llamatest.load.output import results
+from llamatest.load.output.textreport import comparison_lines, run_lines, sweep_lines
 from llamatest.load.pipeline import Checks, Dataset, Plan, execute, execute_sweep
-from llamatest.load.profiles import KINDS, Profile
-from llamatest.load.progress import ProgressLine
-from llamatest.load.textreport import comparison_lines, run_lines, sweep_lines
+from llamatest.load.workloads import datasets
 
 API_KEY_ENV = settings.ENV_API_KEY
 EXIT_OK, EXIT_MISSED, EXIT_USAGE = 0, 1, 2

@@ -22,12 +22,15 @@ from typing import Any
 import requests
 
 from llamatest import deadlines, machine
-from llamatest.load import answers, datasets, metrics, results, soak, sweep, trials, workload_metrics
-from llamatest.load.engine import Target, run_load_sync
-from llamatest.load.history import History
-from llamatest.load.profiles import Profile
-from llamatest.load.record import RunRecord
-from llamatest.load.summary import summarize
+from llamatest.load.analysis import answers, metrics, soak, sweep, trials, workload_metrics
+from llamatest.load.analysis.summary import summarize
+from llamatest.load.engine.client import Target
+from llamatest.load.engine.pacing import run_load_sync
+from llamatest.load.engine.profiles import Profile
+from llamatest.load.engine.record import RunRecord
+from llamatest.load.output import results
+from llamatest.load.output.history import History
+from llamatest.load.workloads import datasets
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,8 @@ class Dataset:
     prompts: tuple[str, ...]
     params: dict[str, Any] = field(default_factory=dict)
     images: tuple[str, ...] = ()  # one image URL per prompt, or none
-    # A workload of workloads.py or traces.py (sessions, shared prefix, routes, a trace), or None: one prompt
-    # per request, in turn. Its ``warm`` says the prompt cache is part of what it measures.
+    # A workload of the workloads room (multiturn, prefix, mix, traces), or None: one prompt per request, in
+    # turn. Its ``warm`` says the prompt cache is part of what it measures.
     workload: Any = None
 
     @property
@@ -121,7 +124,7 @@ class Plan:
                                                         cold=self.cold, extra=dict(self.request_fields))
             run = self._run_here(profile, body_for)
         elif self.workers > 1 or self.ray_address:
-            from llamatest.load.distributed import run_distributed  # Ray is imported only when asked for
+            from llamatest.load.engine.distributed import run_distributed  # Ray is imported only when asked for
 
             run = run_distributed(self.target, profile, spec, workers=self.workers, address=self.ray_address)
         else:
@@ -271,7 +274,7 @@ def execute(plan: Plan, profile: Profile, *, outdir: Path, history_root: Path, b
     load_run.charts = _draw(summary, outdir, previous=load_run.previous, baseline=load_run.baseline,
                                      requests=run.measured, baseline_name=baseline)
     if summary["workload"].get("turns"):
-        from llamatest.load.workload_charts import turns_chart  # matplotlib only when there is a chart to draw
+        from llamatest.load.output.workload_charts import turns_chart  # matplotlib only when there is a chart to draw
 
         load_run.charts.append(turns_chart(summary, outdir))
     if save_history:
@@ -344,7 +347,7 @@ def _iso(t_wall: float) -> str:
 
 def _draw(summary: dict, outdir: Path, **overlays) -> list[Path]:
     """The charts of a run; matplotlib is imported on the first chart, not when the keywords load."""
-    from llamatest.load.charts import charts
+    from llamatest.load.output.charts import charts
 
     return charts(summary, outdir, **overlays)
 

@@ -1,6 +1,6 @@
 """The same load engine, sharded over Ray workers, with the event logs merged on the driver.
 
-Worker ``i`` of ``n`` is a Ray async actor that runs ``engine.run_load`` unchanged on
+Worker ``i`` of ``n`` is a Ray async actor that runs ``pacing.run_load`` unchanged on
 ``profile.shard(i, n)``: an open-loop rate is split into ``n`` independent seeded arrival processes,
 closed-loop users are split between the workers. The driver
 
@@ -31,7 +31,8 @@ import time
 from typing import Any
 
 from llamatest import deadlines, settings
-from llamatest.load.record import RequestRecord, RunRecord
+from llamatest.load.engine.record import RequestRecord, RunRecord
+from llamatest.load.workloads.bodies import RequestBodies, prompt_hash
 
 START_LEAD_S = 1.0  # the barrier: workers start this long after the driver sends the start time
 CLOCK_ROUNDS = 8  # round trips per worker for the clock offset
@@ -61,7 +62,7 @@ class LoadWorker:
                   telemetry: bool) -> dict[str, Any]:
         """Runs the shard from ``start_wall`` (driver's clock; this worker's clock reads ``+ offset_s``).
         The ``RunRecord`` goes back as it is: Ray pickles it (a plain-dict copy would cost seconds)."""
-        from llamatest.load.engine import run_load
+        from llamatest.load.engine.pacing import run_load
 
         wall, perf = time.time(), time.perf_counter()
         start_at_perf = perf + (start_wall + offset_s - wall)
@@ -71,7 +72,7 @@ class LoadWorker:
         return {"record": record, "late_s": max(0.0, perf - start_at_perf)}
 
 
-class ShardBodies:
+class ShardBodies(RequestBodies):
     """``body_for`` of worker ``i`` of ``n``: its local request ``k`` sends the body of global index ``k*n+i``,
     so no two workers send the same prompt (the prompt cache would serve the second one)."""
 
@@ -83,8 +84,6 @@ class ShardBodies:
 
     def prompt_hash(self, index: int) -> str:
         """The prompt hash of ``self(index)`` (see ``datasets.BodySpec.prompt_hash``)."""
-        from llamatest.load.datasets import prompt_hash
-
         inner = getattr(self.body_for, "prompt_hash", None)
         if inner is not None:
             return inner(index * self.workers + self.worker)
@@ -162,7 +161,7 @@ def _kill_actors(ray, actors: list) -> None:
 
 def _checked_bodies(body_spec, workers):
     """The ``index -> body`` callable of ``body_spec``; a clear ValueError for bad arguments."""
-    from llamatest.load import datasets
+    from llamatest.load.workloads import datasets
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an int >= 1; got {workers!r}")

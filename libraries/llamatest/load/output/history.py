@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from llamatest import settings
-from llamatest.load.results import (
+from llamatest.load.output.results import (
     SummaryError,
     check_summary,
     load_summary,

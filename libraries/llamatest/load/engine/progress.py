@@ -10,7 +10,7 @@ import statistics
 import sys
 from typing import TextIO
 
-from llamatest.load.record import RequestRecord
+from llamatest.load.engine.record import RequestRecord
 
 RECENT = 200  # the TTFT p50 is over the last requests that finished, not the whole run: "current"
 

@@ -11,7 +11,7 @@ of problems (empty when the run is right), every one naming the request and its 
 
 from __future__ import annotations
 
-from llamatest.load.record import RunRecord
+from llamatest.load.engine.record import RunRecord
 
 # How many examples a problem list shows.
 EXAMPLES = 5

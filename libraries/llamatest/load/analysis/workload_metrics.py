@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from llamatest.load import routes
-from llamatest.load.metrics import window_of
-from llamatest.load.record import RequestRecord, RunRecord
+from llamatest.load.analysis.metrics import window_of
+from llamatest.load.engine.record import RequestRecord, RunRecord
+from llamatest.load.workloads import routes
 
 
 def _pct(values: list[float], q: float) -> float | None:

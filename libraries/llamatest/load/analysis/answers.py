@@ -20,10 +20,10 @@ from dataclasses import replace
 from typing import Any
 
 from llamatest import deadlines
-from llamatest.load.metrics import request_metrics, server_block
-from llamatest.load.profiles import Profile
-from llamatest.load.record import RequestRecord, RunRecord
-from llamatest.load.validity import _flag
+from llamatest.load.analysis.metrics import request_metrics, server_block
+from llamatest.load.analysis.validity import _flag
+from llamatest.load.engine.profiles import Profile
+from llamatest.load.engine.record import RequestRecord, RunRecord
 
 # Routes whose stream ends with [DONE] (the Responses and Anthropic streams end with their own events).
 DONE_ROUTES = ("/v1/chat/completions", "/v1/completions")
@@ -53,7 +53,7 @@ def answer_check(target, run: RunRecord, body_for: Callable[[int], dict], k: int
     Returns ``{"checked": n, "changed": [{"index", "request_id", "under_load", "alone"}], "errors": [...],
     "skipped": reason or None}``: ``errors`` lists the replays that failed (no text to compare).
     """
-    from llamatest.load.engine import run_load_sync  # the engine pulls aiohttp: only when a check runs
+    from llamatest.load.engine.pacing import run_load_sync  # the engine pulls aiohttp: only when a check runs
 
     chosen = pick(run, k, seed)
     out: dict[str, Any] = {"checked": 0, "changed": [], "errors": [], "skipped": None, "seed": seed}

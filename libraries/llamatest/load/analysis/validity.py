@@ -18,8 +18,8 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from llamatest import machine
-from llamatest.load.metrics import intervals_of, request_metrics, token_counts, window_of
-from llamatest.load.record import RunRecord
+from llamatest.load.analysis.metrics import intervals_of, request_metrics, token_counts, window_of
+from llamatest.load.engine.record import RunRecord
 
 # Flags that make a point unusable for capacity claims and sweeps.
 INVALIDATING = ("client_bound", "machine_busy", "rate_shortfall", "cache_contaminated", "oversaturated",

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from llamatest.load import datasets, routes
-from llamatest.load.workloads import sampling_fields, with_fields
+from llamatest.load.workloads import datasets, routes
+from llamatest.load.workloads.bodies import RequestBodies, sampling_fields, with_fields
 
 
 class TraceError(ValueError):
@@ -192,7 +192,7 @@ class TraceWorkload:
 
 
 @dataclass(frozen=True)
-class TraceBodies:
+class TraceBodies(RequestBodies):
     trace: TraceWorkload
     route: str
     fields: dict = field(default_factory=dict)

@@ -29,7 +29,7 @@ import requests
 from scipy import stats
 
 from llamatest import deadlines
-from llamatest.load.record import RunRecord
+from llamatest.load.engine.record import RunRecord
 
 SAMPLE_INTERVAL_S = 1.0
 STEADY_FROM = 0.3  # the steady part starts once this share of the run's requests was served
@@ -187,8 +187,8 @@ def mass_disconnect(target, body_for: Callable[[int], dict], *, streams: int, id
     (``open_after_cut_s``); then measures how long until every slot is idle (``idle_after_s``, from the end of the
     last answer: no request is open any more; None beyond ``idle_within_s``) and sends ``followup`` requests one
     at a time (``followup_ok``: how many succeeded)."""
-    from llamatest.load.engine import run_load_sync
-    from llamatest.load.profiles import Profile
+    from llamatest.load.engine.pacing import run_load_sync
+    from llamatest.load.engine.profiles import Profile
 
     if streams < 2:
         raise ValueError(f"streams must be >= 2 (half of them hang up); got {streams}")

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from llamatest.load.record import LoadEvent
-from llamatest.load.routes import normalized_usage
+from llamatest.load.engine.record import LoadEvent
+from llamatest.load.workloads.routes import normalized_usage
 from llamatest.textutil import parse_json
 
 # Native stop_type -> the OpenAI finish_reason it corresponds to.

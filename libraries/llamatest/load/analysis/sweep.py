@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from llamatest.load.metrics import SUMMARY_METRICS
-from llamatest.load.validity import INVALIDATING, invalid_reasons
+from llamatest.load.analysis.metrics import SUMMARY_METRICS
+from llamatest.load.analysis.validity import INVALIDATING, invalid_reasons
 
 RunPoint = Callable[[Any], dict]
 

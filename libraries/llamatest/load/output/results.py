@@ -35,8 +35,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from llamatest.load import metrics
-from llamatest.load.metrics import SCHEMA
+from llamatest.load.analysis import metrics
+from llamatest.load.analysis.metrics import SCHEMA
 
 SCHEMA_FAMILY, SCHEMA_VERSION = SCHEMA.rsplit("/", 1)[0], 1
 CLIENT_VERSION = "llamatest.load/1"
@@ -57,7 +57,7 @@ RUN_LEVEL_UNITS = {"duration_s": "s", "request_throughput": "req/s", "output_thr
 
 
 class SummaryError(ValueError):
-    """A summary file (or dict) that is not a readable ``llamatest.load.summary``."""
+    """A summary file (or dict) that is not a readable ``llamatest.load.analysis.summary``."""
 
 
 # --- identity -------------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from llamatest.load.sweep import parse_slo_key
+from llamatest.load.analysis.sweep import parse_slo_key
 
 WIDTH_IN, HEIGHT_IN, DPI = 8.0, 4.5, 100
 STYLES = {

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from llamatest.load import metrics as m
-from llamatest.load.record import RunRecord
-from llamatest.load.validity import validity_flags
+from llamatest.load.analysis import metrics as m
+from llamatest.load.analysis.validity import validity_flags
+from llamatest.load.engine.record import RunRecord
 
 
 def summarize(run: RunRecord, *, slo: dict | None = None, cold: bool = True, thresholds: dict | None = None,

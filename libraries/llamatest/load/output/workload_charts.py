@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from llamatest.load.charts import _figure, _save
+from llamatest.load.output.charts import _figure, _save
 
 
 def turns_chart(summary: Mapping[str, Any], outdir: str | Path) -> Path | None:

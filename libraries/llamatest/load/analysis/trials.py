@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from llamatest.load import compare as _compare
+from llamatest.load.analysis import compare as _compare
 
 CONFIDENCE = 0.95
 # Compared figure (compare's result name) -> (where in a summary, direction).

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from llamatest.load.soak import describe_leaks
-from llamatest.load.trials import describe as describe_trials
+from llamatest.load.analysis.soak import describe_leaks
+from llamatest.load.analysis.trials import describe as describe_trials
 
 SHOWN = ("ttft_ms", "tpot_ms", "itl_token_ms", "e2e_ms")
 STATS = ("p50", "p95", "p99")

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from llamatest.load.record import RequestRecord, RunRecord
+from llamatest.load.engine.record import RequestRecord, RunRecord
 
 SCHEMA = "llamatest.load.summary/1"
 PERCENTILES = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0, "p99_9": 99.9}
