@@ -21,7 +21,7 @@ Five Gives Unit Five Norm                               5                 5     
 *** Keywords ***
 Normalised Vector Should Have Norm
     [Documentation]    Embeds a sentence with `embd_normalize` and checks the vector's `norm` (see `Vector Norm`).
-    [Arguments]    ${embd_normalize}    ${norm}    ${expected}
+    [Arguments]    ${embd_normalize: int}    ${norm}    ${expected}
     ${vectors} =    Native Vectors Of    The quick brown fox jumps over the lazy dog.
-    ...    route=/embeddings    embd_normalize=${{ int($embd_normalize) }}
+    ...    route=/embeddings    embd_normalize=${embd_normalize}
     Vector Norm Should Be    ${vectors}[0]    ${norm}    ${expected}

@@ -10,17 +10,21 @@ Test Timeout        2 minutes
 Test Tags           embeddings    metrics    needs:managed
 
 
+*** Variables ***
+@{TWO_TEXTS}        hello world    goodbye world
+
+
 *** Test Cases ***
 Embedding Prompts Count As Processed Prompt Tokens
     ${before} =    Scrape Metrics
-    ${resp} =    Embeddings    ${{ ["hello world", "goodbye world"] }}
+    ${resp} =    Embeddings    ${TWO_TEXTS}
     ${after} =    Scrape Metrics
     Counter Should Have Grown By    ${before}    ${after}    llamacpp:prompt_tokens_total
     ...    ${resp.json()}[usage][prompt_tokens]
 
 Embeddings Predict No Token
     ${before} =    Scrape Metrics
-    Embeddings    ${{ ["hello world", "goodbye world"] }}
+    Embeddings    ${TWO_TEXTS}
     ${after} =    Scrape Metrics
     Counter Should Have Grown By    ${before}    ${after}    llamacpp:tokens_predicted_total    ${0}
 

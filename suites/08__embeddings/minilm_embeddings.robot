@@ -15,6 +15,8 @@ Test Tags           embeddings
 ${TEXT}         The quick brown fox jumps over the lazy dog.
 ${OTHER}        Embeddings map text to vectors.
 ${TOO_LONG}     input (513 tokens) is too large to process. increase the physical batch size (current batch size: 512)
+@{BOTH}         ${TEXT}    ${OTHER}
+@{THREE}        ${TEXT}    ${OTHER}    x
 
 
 *** Test Cases ***
@@ -31,14 +33,15 @@ Embeddings Route Answers Like The Legacy Embedding Route
     Vectors Should Be Equal Within    ${current}[0]    ${legacy}[0]
 
 Native Route Takes Input As Well As Content
-    ${resp} =    POST On Session    suite    /embeddings    json=${{ {"input": $TEXT} }}    expected_status=200
+    VAR    &{body}    input=${TEXT}
+    ${resp} =    POST On Session    suite    /embeddings    json=${body}    expected_status=200
     ${expected} =    Native Vectors Of    ${TEXT}
     Vectors Should Be Equal Within    ${resp.json()}[0][embedding][0]    ${expected}[0]
 
 Native Batch Answers Each Input In Order
-    ${resp} =    Native Embeddings    ${{ [$TEXT, $OTHER] }}    route=/embeddings
+    ${resp} =    Native Embeddings    ${BOTH}    route=/embeddings
     ${indexes} =    Result Indexes    ${resp.json()}
-    Should Be Equal    ${indexes}    ${{ [0, 1] }}
+    Values Should Count From Zero    ${indexes}    2
     ${other} =    Native Vectors Of    ${OTHER}
     Vectors Should Be Equal Within    ${resp.json()}[1][embedding][0]    ${other}[0]
 
@@ -52,16 +55,16 @@ OpenAI Embeddings Answer Is A List Object
     Json Field Should Be    ${resp}    data.0.index    ${0}
 
 OpenAI Batch Answers Each Input In Order
-    ${resp} =    Embeddings    ${{ [$TEXT, $OTHER, "x"] }}
+    ${resp} =    Embeddings    ${THREE}
     ${indexes} =    Result Indexes    ${resp.json()}[data]
-    Should Be Equal    ${indexes}    ${{ [0, 1, 2] }}
+    Values Should Count From Zero    ${indexes}    3
     ${other} =    Embedding Of    ${OTHER}
     Vectors Should Be Equal Within    ${resp.json()}[data][1][embedding]    ${other}
 
 Vector Width Is The Model's Embedding Length
     [Tags]    needs:model-file
     ${meta} =    Suite Model Metadata
-    ${resp} =    Embeddings    ${{ [$TEXT, $OTHER] }}
+    ${resp} =    Embeddings    ${BOTH}
     ${vectors} =    Embedding Vectors    ${resp}
     Each Vector Should Have Length    ${vectors}    ${meta}[n_embd]
 
@@ -86,7 +89,7 @@ Base64 Encoding Decodes To The Same Floats
     Should Be Equal    ${decoded}    ${floats}
 
 Base64 Encoding Keeps The Batch Order
-    ${encoded} =    Embeddings    ${{ [$TEXT, $OTHER] }}    encoding_format=base64
+    ${encoded} =    Embeddings    ${BOTH}    encoding_format=base64
     ${decoded} =    Floats From Base64    ${encoded.json()}[data][1][embedding]
     ${other} =    Embedding Of    ${OTHER}
     Vectors Should Be Equal Within    ${decoded}    ${other}
@@ -103,7 +106,7 @@ Usage Counts The Tokens Of The Input With Special Tokens
     Json Field Should Be    ${resp}    usage.total_tokens    ${tokens}
 
 Usage Of A Batch Sums The Tokens Of Every Input
-    ${resp} =    Embeddings    ${{ [$TEXT, $OTHER, "x"] }}
+    ${resp} =    Embeddings    ${THREE}
     ${tokens} =    Tokens With Specials    ${TEXT}    ${OTHER}    x
     Json Field Should Be    ${resp}    usage.prompt_tokens    ${tokens}
     Json Field Should Be    ${resp}    usage.total_tokens    ${tokens}
@@ -123,7 +126,8 @@ Token Ids Embed Like The Text They Spell
     Vectors Should Be Equal Within    ${resp.json()}[data][0][embedding]    ${text}
 
 Identical Inputs In One Batch Get Identical Vectors
-    ${resp} =    Embeddings    ${{ [$TEXT, $OTHER, $TEXT] }}
+    VAR    @{again}    ${TEXT}    ${OTHER}    ${TEXT}
+    ${resp} =    Embeddings    ${again}
     ${vectors} =    Embedding Vectors    ${resp}
     Vectors Should Be Equal Within    ${vectors}[2]    ${vectors}[0]
 
@@ -133,11 +137,12 @@ Repeated Requests Get Identical Vectors
     Should Be Equal    ${second}    ${first}
 
 Missing Input Is Rejected
-    ${resp} =    POST On Session    suite    /v1/embeddings    json=${{ {"model": "x"} }}    expected_status=any
+    VAR    &{body}    model=x
+    ${resp} =    POST On Session    suite    /v1/embeddings    json=${body}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error    message="input" or "content" must be provided
 
 Empty Input List Is Rejected
-    ${resp} =    Embeddings    ${{ [] }}    expected_status=any
+    ${resp} =    Embeddings    input=@{EMPTY}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error    message="input" must not be empty
 
 Input Longer Than The Physical Batch Is A Server Error

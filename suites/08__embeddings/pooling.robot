@@ -32,7 +32,8 @@ Pooling None Token Vectors Are Not Normalised
     Vectors Should Be Equal Within    ${euclidean}[1]    ${default}[1]
 
 Pooling None Batch Gives Each Input Its Own Token Vectors
-    ${resp} =    Native Embeddings    ${{ ["a b", $TEXT] }}    route=/embeddings
+    VAR    @{inputs}    a b    ${TEXT}
+    ${resp} =    Native Embeddings    ${inputs}    route=/embeddings
     ${short} =    Tokens With Specials    a b
     ${long} =    Tokens With Specials    ${TEXT}
     Length Should Be    ${resp.json()}[0][embedding]    ${short}

@@ -22,7 +22,8 @@ Related Sentence Should Be Closer Than Unrelated One
     [Documentation]    Embeds the three sentences in one batch and compares the cosine similarities of
     ...    `sentence` to `related` and to `unrelated`.
     [Arguments]    ${sentence}    ${related}    ${unrelated}
-    ${resp} =    Embeddings    ${{ [$sentence, $related, $unrelated] }}
+    VAR    @{sentences}    ${sentence}    ${related}    ${unrelated}
+    ${resp} =    Embeddings    ${sentences}
     ${vectors} =    Embedding Vectors    ${resp}
     ${close} =    Cosine Similarity    ${vectors}[0]    ${vectors}[1]
     ${far} =    Cosine Similarity    ${vectors}[0]    ${vectors}[2]

@@ -53,7 +53,8 @@ Without Credentials Any Origin Is Allowed By Wildcard
     Header Should Be    ${resp}    Access-Control-Allow-Credentials    false
 
 Answers Follow The Same Origin Rule As Preflights
-    ${resp} =    Post From Origin    ${LOCAL}    /tokenize    ${{ {"content": "x"} }}    session=local
+    VAR    &{body}    content=x
+    ${resp} =    Post From Origin    ${LOCAL}    /tokenize    ${body}    session=local
     Allowed Origin Should Be    ${resp}    ${LOCAL}
 
 

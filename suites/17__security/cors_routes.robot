@@ -1,4 +1,3 @@
-# robocop: off=line-too-long
 *** Settings ***
 Documentation       With the default CORS flags (any origin, credentials allowed: the server's README says "By
 ...                 default the server reflects any `Origin` header back with credentials allowed"), the answer of
@@ -17,7 +16,19 @@ Test Tags           security    cors
 *** Variables ***
 ${API_KEY: Secret}      %{LLAMATEST_TEST_KEY=sk-llamatest-first-0123456789}
 ${ORIGIN}               https://page.example
-${CHAT}                 ${{ {"messages": [{"role": "user", "content": "x"}], "max_tokens": 1} }}
+# The request bodies of the POST routes.
+&{USER_X}               role=user    content=x
+@{ONE_MESSAGE}          ${USER_X}
+@{NO_TOKENS}            @{EMPTY}
+&{CHAT}                 messages=${ONE_MESSAGE}    max_tokens=${1}
+&{STREAMED_CHAT}        &{CHAT}    stream=${True}
+&{MESSAGES}             &{CHAT}    model=m
+&{COUNT_TOKENS}         model=m    messages=${ONE_MESSAGE}
+&{V1_COMPLETION}        prompt=x    max_tokens=${1}
+&{RESPONSES}            input=x    max_output_tokens=${1}
+&{TOKENIZE}             content=x
+&{DETOKENIZE}           tokens=${NO_TOKENS}
+&{TEMPLATE}             messages=${ONE_MESSAGE}
 
 
 *** Test Cases ***                                  METHOD    PATH                         BODY
@@ -25,15 +36,15 @@ Health Echoes The Origin                            GET       /health           
 Props Echo The Origin                               GET       /props                       ${NONE}
 Models Echo The Origin                              GET       /v1/models                   ${NONE}
 Slots Echo The Origin                               GET       /slots                       ${NONE}
-V1 Completions Echo The Origin                      POST      /v1/completions              ${{ {"prompt": "x", "max_tokens": 1} }}
+V1 Completions Echo The Origin                      POST      /v1/completions              ${V1_COMPLETION}
 Chat Echoes The Origin                              POST      /v1/chat/completions         ${CHAT}
-Streamed Chat Echoes The Origin                     POST      /v1/chat/completions         ${{ dict($CHAT, stream=True) }}
-Responses Echo The Origin                           POST      /v1/responses                ${{ {"input": "x", "max_output_tokens": 1} }}
-Messages Echo The Origin                            POST      /v1/messages                 ${{ dict($CHAT, model="m") }}
-Count Tokens Echo The Origin                        POST      /v1/messages/count_tokens    ${{ {"model": "m", "messages": $CHAT["messages"]} }}
-Tokenize Echoes The Origin                          POST      /tokenize                    ${{ {"content": "x"} }}
-Detokenize Echoes The Origin                        POST      /detokenize                  ${{ {"tokens": []} }}
-Apply Template Echoes The Origin                    POST      /apply-template              ${{ {"messages": $CHAT["messages"]} }}
+Streamed Chat Echoes The Origin                     POST      /v1/chat/completions         ${STREAMED_CHAT}
+Responses Echo The Origin                           POST      /v1/responses                ${RESPONSES}
+Messages Echo The Origin                            POST      /v1/messages                 ${MESSAGES}
+Count Tokens Echo The Origin                        POST      /v1/messages/count_tokens    ${COUNT_TOKENS}
+Tokenize Echoes The Origin                          POST      /tokenize                    ${TOKENIZE}
+Detokenize Echoes The Origin                        POST      /detokenize                  ${DETOKENIZE}
+Apply Template Echoes The Origin                    POST      /apply-template              ${TEMPLATE}
 
 
 *** Keywords ***

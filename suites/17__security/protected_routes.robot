@@ -14,17 +14,22 @@ Test Tags           security
 *** Variables ***
 ${API_KEY: Secret}       %{LLAMATEST_TEST_KEY=sk-llamatest-first-0123456789}
 ${WRONG_KEY: Secret}     %{LLAMATEST_TEST_WRONG_KEY=sk-llamatest-wrong}
-${COMPLETION}            ${{ {"prompt": "x", "n_predict": 1} }}
-${STREAMED_COMPLETION}   ${{ {"prompt": "x", "n_predict": 1, "stream": True} }}
-${V1_COMPLETION}         ${{ {"prompt": "x", "max_tokens": 1} }}
-${CHAT}                  ${{ {"messages": [{"role": "user", "content": "x"}], "max_tokens": 1} }}
-${STREAMED_CHAT}         ${{ {"messages": [{"role": "user", "content": "x"}], "max_tokens": 1, "stream": True} }}
-${TOKENIZE}              ${{ {"content": "x"} }}
-${DETOKENIZE}            ${{ {"tokens": [5]} }}
-${TEMPLATE}              ${{ {"messages": [{"role": "user", "content": "x"}]} }}
-${INFILL}                ${{ {"input_prefix": "a", "input_suffix": "b"} }}
-${EMBEDDINGS}            ${{ {"input": "x"} }}
-${RERANK}                ${{ {"query": "x", "documents": ["y"]} }}
+# The request bodies, one per route family.
+&{USER_X}                role=user    content=x
+@{ONE_MESSAGE}           ${USER_X}
+@{TOKEN_FIVE}            ${5}
+@{ONE_DOCUMENT}          y
+&{COMPLETION}            prompt=x    n_predict=${1}
+&{STREAMED_COMPLETION}   &{COMPLETION}    stream=${True}
+&{V1_COMPLETION}         prompt=x    max_tokens=${1}
+&{CHAT}                  messages=${ONE_MESSAGE}    max_tokens=${1}
+&{STREAMED_CHAT}         &{CHAT}    stream=${True}
+&{TOKENIZE}              content=x
+&{DETOKENIZE}            tokens=${TOKEN_FIVE}
+&{TEMPLATE}              messages=${ONE_MESSAGE}
+&{INFILL}                input_prefix=a    input_suffix=b
+&{EMBEDDINGS}            input=x
+&{RERANK}                query=x    documents=${ONE_DOCUMENT}
 
 
 *** Test Cases ***                                  SESSION    METHOD    PATH                    BODY

@@ -14,16 +14,22 @@ Test Tags           robustness    fuzz
 
 
 *** Variables ***
+@{STOPS}                \\n
+@{TOKEN_2_LESS_LIKELY}    ${2}    ${-1}
+@{LOGIT_BIAS}           ${TOKEN_2_LESS_LIKELY}
 &{COMPLETION}           prompt=hello world    n_predict=${4}    temperature=${0}    seed=${42}    n_probs=${2}
-...                     stop=${{ ["\\n"] }}    logit_bias=${{ [[2, -1]] }}
-@{MESSAGES}             ${{ {"role": "system", "content": "be brief"} }}    ${{ {"role": "user", "content": "hello"} }}
+...                     stop=${STOPS}    logit_bias=${LOGIT_BIAS}
+&{SYSTEM_TURN}          role=system    content=be brief
+&{USER_TURN}            role=user    content=hello
+@{MESSAGES}             ${SYSTEM_TURN}    ${USER_TURN}
 &{CHAT}                 messages=${MESSAGES}    max_tokens=${4}    temperature=${0}    logprobs=${True}
 ...                     top_logprobs=${2}
+@{NONE_DOCUMENTED}      @{EMPTY}
 # The 500s this build gives for invalid chat requests, pinned in suites/05__chat/chat_server_errors.robot.
 @{CHAT_5XX}             Failed to parse messages:    Failed to parse tools:    Unknown reasoning format:
 ...                     Cannot use both json_schema and grammar    image input is not supported
 
 
 *** Test Cases ***                                  ROUTE                   BODY              DOCUMENTED 5XX
-Mutated Completion Requests Do Not Break It         /completion             ${COMPLETION}     ${{ [] }}
+Mutated Completion Requests Do Not Break It         /completion             ${COMPLETION}     ${NONE_DOCUMENTED}
 Mutated Chat Requests Do Not Break It               /v1/chat/completions    ${CHAT}           ${CHAT_5XX}

@@ -29,11 +29,12 @@ ${NO_CONFIG}        ${OUTPUT_DIR}${/}mcp${/}no-such-config.json
 &{NO_TOOLS}         name=empty    kind=empty
 &{GRANDCHILD}       name=gc    kind=grandchild
 &{HUGE}             name=huge    kind=oversized    timeout_ms=${SHORT_MS}
-&{PLACE}            name=place    kind=echo    cwd=${PLACE_DIR}    env=${{ {"LLAMATEST_MCP_PROBE": "probe value"} }}
+&{PLACE_ENV}        LLAMATEST_MCP_PROBE=probe value
+&{PLACE}            name=place    kind=echo    cwd=${PLACE_DIR}    env=${PLACE_ENV}
 &{MISSING}          name=missing    kind=missing
 &{REMOTE}           name=remote    kind=url
-&{INITIALIZE_PARAMS}    protocolVersion=2025-03-26    capabilities=&{EMPTY}
-...                     clientInfo=${{ {"name": "llamatest", "version": "1"} }}
+&{CLIENT_INFO}      name=llamatest    version=1
+&{INITIALIZE_PARAMS}    protocolVersion=2025-03-26    capabilities=&{EMPTY}    clientInfo=${CLIENT_INFO}
 
 
 *** Test Cases ***
@@ -55,8 +56,8 @@ Concurrent Calls To One Server Each Get Their Own Answer
 Calls To One Server Reach The Same Process
     [Documentation]    The server process spawned for the first call serves the next ones: the fixture's `count`
     ...    tool counts the calls its process has answered.
-    ${first} =    Tool Answer    echo_count    ${{ {} }}
-    ${second} =    Tool Answer    echo_count    ${{ {} }}
+    ${first} =    Tool Answer    echo_count
+    ${second} =    Tool Answer    echo_count
     VAR    &{expected}    plain_text_response=${{ str(int($first["plain_text_response"]) + 1) }}
     Should Be Equal    ${second}    ${expected}
 
@@ -67,22 +68,22 @@ A Result Of Two Megabytes Is Passed Through Whole
     Tool Answer Should Be The Sdk Answer    ${ECHO}    repeat    text=ab    times=${1000000}
 
 A Hanging MCP Server Times Out With An Error Object And Frees Nothing Else
-    ${resp} =    Tool Should Answer Error    hang_echo    ${{ {"message": "hi"} }}    request timed out
+    ${resp} =    Tool Should Answer Error    hang_echo    request timed out    message=hi
     Should Be True    $resp.elapsed.total_seconds() >= ${SHORT_MS} / 1000    answered before its timeout_ms
     Server Should Still Serve Completions
     Tool Answer Should Be The Sdk Answer    ${ECHO}    echo    message=still here
 
 A Crashing MCP Server Gives An Error Object Each Time
-    Tool Should Answer Error    crash_echo    ${{ {"message": "hi"} }}    transport closed
-    Tool Should Answer Error    crash_echo    ${{ {"message": "again"} }}    transport closed
+    Tool Should Answer Error    crash_echo    transport closed    message=hi
+    Tool Should Answer Error    crash_echo    transport closed    message=again
     Server Should Still Serve Completions
 
 Lines That Are Not JSON-RPC Are Skipped Until The Timeout
-    Tool Should Answer Error    garbage_echo    ${{ {"message": "hi"} }}    request timed out
+    Tool Should Answer Error    garbage_echo    request timed out    message=hi
     Server Should Still Serve Completions
 
 A Reply With Neither Result Nor Error Is An Invalid Response
-    Tool Should Answer Error    shapeless_echo    ${{ {"message": "hi"} }}    invalid response from MCP server
+    Tool Should Answer Error    shapeless_echo    invalid response from MCP server    message=hi
 
 A Notification Before The Reply Is Not Taken For It
     Tool Answer Should Be The Sdk Answer    ${NOTIFY}    echo    message=after the notification
@@ -99,12 +100,13 @@ A Result Line Over Eight Megabytes Is Dropped And Times Out
     [Documentation]    The stdio reader drops any line over 8 MiB (server-mcp.cpp, `max_line`), so the reply never
     ...    arrives: the call ends at the server's `timeout_ms` with an error object, and the server goes on.
     [Tags]    builds:11434-
-    Tool Should Answer Error    huge_echo    ${{ {"message": "hi"} }}    request timed out
+    Tool Should Answer Error    huge_echo    request timed out    message=hi
     Server Should Still Serve Completions
 
 The Config Sets The Environment And The Working Directory Of A Server
-    ${answer} =    Tool Answer    place_whereami    ${{ {"variable": $PROBE} }}
-    ${seen} =    Evaluate    json.loads($answer["plain_text_response"])
+    VAR    &{params}    variable=${PROBE}
+    ${answer} =    Tool Answer    place_whereami    ${params}
+    ${seen} =    Parsed Json    ${answer}[plain_text_response]
     VAR    &{expected}    cwd=${PLACE_DIR}    value=probe value
     Should Be Equal    ${seen}    ${expected}
 
@@ -113,7 +115,8 @@ A Server Whose Command Does Not Exist Has No Tools And Cannot Be Called
     ...    its generic `File Not Found`, so the message is not checked.
     ${names} =    Listed Tool Names
     Should Not Contain Match    ${names}    missing_*
-    ${resp} =    Call Tool    missing_echo    ${{ {"message": "hi"} }}    expected_status=any
+    VAR    &{params}    message=hi
+    ${resp} =    Call Tool    missing_echo    ${params}    expected_status=any
     Error Response Should Be    ${resp}    404    not_found_error
 
 A Server Given By URL Is Never Contacted
@@ -148,8 +151,10 @@ A Grandchild Holding The Pipes Holds Up Neither Start Nor Calls Nor Stop
     ...    answer the call and stop on SIGTERM (exit code 0, before the harness's SIGKILL). The harness signals
     ...    the whole process tree, the grandchild of the call included, so the stop is the weaker check.
     Start Server With Mcp Servers    ${GRANDCHILD}    alias=third    marker=llamatest-mcp-third
-    ${answer} =    Tool Answer    gc_echo    ${{ {"message": "hello"} }}    server=third
-    Should Be Equal    ${answer}    ${{ {"plain_text_response": "hello"} }}
+    VAR    &{params}    message=hello
+    ${answer} =    Tool Answer    gc_echo    ${params}    server=third
+    VAR    &{expected}    plain_text_response=hello
+    Should Be Equal    ${answer}    ${expected}
     ${code} =    Stop Llama Server    third
     Should Be Equal    ${code}    ${0}
     [Teardown]    Stop Llama Server    third
@@ -157,7 +162,8 @@ A Grandchild Holding The Pipes Holds Up Neither Start Nor Calls Nor Stop
 MCP Servers Are Spawned On Demand And End With Llama-Server
     Start Server With Mcp Servers    ${ECHO}    alias=second    marker=llamatest-mcp-second
     Mcp Fixture Processes Should End    llamatest-mcp-second
-    Tool Answer    echo_echo    ${{ {"message": "spawned"} }}    server=second
+    VAR    &{params}    message=spawned
+    Tool Answer    echo_echo    ${params}    server=second
     ${count} =    Mcp Fixture Process Count    llamatest-mcp-second
     Should Be Equal    ${count}    ${1}    fixture processes after one call
     Stop Llama Server    second
