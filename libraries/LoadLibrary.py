@@ -9,8 +9,8 @@ from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
 from llamatest import deadlines, settings
-from llamatest.load.analysis import soak, sweep, trials, validity
-from llamatest.load.analysis.compare import VERDICTS
+from llamatest.load.analysis import soak
+from llamatest.load.analysis import verdicts as _verdicts
 from llamatest.load.analysis.compare import compare as _compare
 from llamatest.load.engine.client import Target
 from llamatest.load.engine.profiles import Profile
@@ -27,7 +27,6 @@ from llamatest.load.pipeline import (
     execute_sweep,
 )
 from llamatest.load.workloads import datasets
-from llamatest.machine import NotJudged
 from llamatest.report.load import comparison_table, load_run_html, sweep_html
 from robot_glue import output_dir, robot_variable, server_headers
 from robot_glue import server_base_url as _base_url
@@ -263,13 +262,8 @@ class LoadLibrary:
         """Limits derived from a single-user run on this machine: ``ttft_p95_ms`` and ``tpot_p95_ms`` are
         ``factor`` × the calibration's p50 plus ``floor_ms`` (scheduler noise on a busy machine), and
         ``error_rate_max``. Pass the result on: ``Load Results Should Meet SLO    ${run}    &{slo}``."""
-        slo = {"error_rate_max": float(error_rate_max)}
-        for metric in ("ttft", "tpot"):
-            p50 = (calibration.summary.get("metrics", {}).get(f"{metric}_ms") or {}).get("p50")
-            if p50 is None:
-                raise AssertionError(f"calibration run '{calibration.name}' has no {metric} p50: "
-                                     "it needs successful requests of at least two output tokens")
-            slo[f"{metric}_p95_ms"] = round(factor * p50 + floor_ms, 1)
+        slo = _verdicts.slo_from_calibration(calibration.summary, calibration.name, float(factor), float(floor_ms),
+                                            error_rate_max)
         logger.info(f"SLO from calibration (p50 × {factor} + {floor_ms} ms): {slo}")
         return slo
 
@@ -282,9 +276,7 @@ class LoadLibrary:
         A limit on a missing value (too few samples for p99, no successful request) fails and says why. A miss
         while a machine-side validity flag is set (``client_bound``, ``machine_busy``, ``rate_shortfall``,
         ``cache_contaminated``) is not judged: the test is skipped with the flags and their figures."""
-        violations = sweep.slo_check(load_run.summary, **limits)  # it converts the values and names bad ones
-        if violations:
-            _judge(load_run, f"load run '{load_run.name}' misses its SLO: " + "; ".join(violations))
+        _verdicts.meets_slo(load_run.summary, load_run.name, limits)
         logger.info(f"SLO met: {', '.join(f'{k}={v}' for k, v in limits.items())}")
 
     @keyword("Load Results Should Be Valid")
@@ -299,19 +291,7 @@ class LoadLibrary:
         machine-side flag. ``insufficient_samples`` and ``high_coalescing`` are always allowed: they mark single
         numbers (a percentile left missing, per-chunk ITL when chunks arrive together), not the run.
         """
-        flags = load_run.summary.get("flags") or {}
-        unknown = [name for name in allowed if name not in flags]
-        if unknown:
-            raise ValueError(f"unknown validity flag(s) {', '.join(unknown)}: known are {', '.join(flags)}")
-        allowed = (*allowed, *validity.ADVISORY)
-        bad = [f"{name} ({flag.get('detail', '')})" for name, flag in flags.items()
-               if flag.get("set") and name not in allowed]
-        if not bad:
-            return
-        message = f"load run '{load_run.name}' is not valid: " + "; ".join(bad)
-        if validity.set_flags(load_run.summary, validity.SERVER_CORRECTNESS):
-            raise AssertionError(message)
-        _judge(load_run, message)
+        _verdicts.is_valid(load_run.summary, load_run.name, allowed)
 
     @keyword("Every Load Request Should Succeed")
     def every_load_request_should_succeed(self, load_run: LoadRun) -> None:
@@ -319,101 +299,43 @@ class LoadLibrary:
 
         Requests that only ran out of time (a ``timeout_*`` class, dropped, cut at the end) while a
         machine-side validity flag is set are not judged: the test is skipped with the figures."""
-        counts = load_run.summary.get("counts", {})
-        problems = [f"{k}={counts.get(k)}" for k in ("errored", "dropped", "drain_timed_out") if counts.get(k)]
-        if not counts.get("succeeded"):
-            problems.append("no request succeeded")
-        if not problems:
-            return
-        by_class = counts.get("errors_by_class") or {}
-        message = f"load run '{load_run.name}': {', '.join(problems)}; errors by class: {by_class}"
-        if counts.get("succeeded") and all(c.startswith("timeout") or c == "dropped" for c in by_class):
-            _judge(load_run, message)
-        raise AssertionError(message)
+        _verdicts.every_request_succeeded(load_run.summary, load_run.name)
 
     @keyword("Every Load Request Should Have Had")
     def every_load_request_should_have_had(self, load_run: LoadRun, prompt_tokens: int | None = None,
                                            output_tokens: int | None = None) -> None:
         """Every measured successful request had exactly ``prompt_tokens`` prompt tokens and ``output_tokens``
         output tokens, as the server counted them (``usage``, else ``timings``)."""
-        for metric, expected in (("n_in", prompt_tokens), ("n_out", output_tokens)):
-            if expected is None:
-                continue
-            values = load_run.summary.get("samples", {}).get(metric) or []
-            wrong = sorted({v for v in values if v != expected})
-            if not values or wrong:
-                raise AssertionError(f"load run '{load_run.name}': {metric} should be {expected} for every request; "
-                                     f"{len(values)} values, others seen: {wrong[:10]}")
+        _verdicts.every_request_had(load_run.summary, load_run.name, prompt_tokens, output_tokens)
 
     @keyword("Load Verdict Should Be")
     def load_verdict_should_be(self, load_run: LoadRun, *verdicts: str, against: str = "previous") -> None:
         """The overall verdict against ``previous`` (the last comparable run), ``baseline`` or ``reference``
         (`Compare Load Results`) is one of
         ``verdicts`` (``improved``, ``unchanged``, ``regressed``, ``inconclusive``, ``incomparable``)."""
-        unknown = [v for v in verdicts if v not in VERDICTS]
-        if unknown or not verdicts:
-            raise ValueError(f"expected verdict(s) {', '.join(unknown) or '(none given)'}: name one or more of "
-                             f"{', '.join(VERDICTS)}")
-        cmp = load_run.comparisons.get(against)
-        if cmp is None:
-            raise AssertionError(f"load run '{load_run.name}' has no {against} run to compare with")
-        if cmp["verdict"] not in verdicts:
-            worst = [f"{n}: {m['verdict']}" for n, m in cmp["metrics"].items() if m["verdict"] not in verdicts]
-            why = f" ({cmp['note']})" if cmp.get("note") else ""
-            raise AssertionError(f"verdict against {against} is {cmp['verdict']}{why}, expected "
-                                 f"{' or '.join(verdicts)}: {', '.join(worst)}")
+        _verdicts.verdict_is(load_run.comparisons, load_run.name, verdicts, against)
 
     @keyword("Load Verdict Should Be Judged From Trials")
     def load_verdict_should_be_judged_from_trials(self, load_run: LoadRun, against: str = "previous") -> None:
         """Every latency percentile and throughput of the comparison ``against`` was judged from the spread
         between trials (see `Repeated trials`), not from the within-run bootstrap alone."""
-        cmp = load_run.comparisons.get(against)
-        if cmp is None:
-            raise AssertionError(f"load run '{load_run.name}' has no {against} run to compare with")
-        within = [f"{name}: {m['basis']}" for name, m in cmp["metrics"].items()
-                  if name in trials.FIGURES and not m["basis"].startswith("between-trial")]
-        if within or not cmp["metrics"]:
-            raise AssertionError(f"load run '{load_run.name}' against {against}: not judged from trials: "
-                                 f"{'; '.join(within) or 'no figure compared'}")
+        _verdicts.judged_from_trials(load_run.comparisons, load_run.name, against)
 
     @keyword("Sweep Throughput Should Grow With The Load")
     def sweep_throughput_should_grow_with_the_load(self, sweep_run: SweepRun) -> None:
         """Several users served more requests per second than one, and every rate point that ran achieved
         its target rate (a server or client that cannot keep up shows as a shortfall)."""
-        points = sweep_run.points
-        sync, top = (p["summary"]["throughput"]["window"]["request_throughput"] for p in points[:2])
-        if not top > sync:
-            raise AssertionError(f"{points[1]['profile'].get('users')} users served {top:.2f} req/s, "
-                                 f"not more than one user's {sync:.2f} req/s")
-        short = [f"{p['load']:.2f}/s achieved {p['summary']['throughput']['achieved_rate']:.2f}/s"
-                 for p in points[2:] if p.get("summary") and p["summary"]["flags"]["rate_shortfall"]["set"]]
-        if short:
-            raise AssertionError(f"rate points fell short of their targets: {', '.join(short)}")
+        _verdicts.throughput_grows(sweep_run.points)
 
     @keyword("Capacity Should Have Been Found")
     def capacity_should_have_been_found(self, capacity: SweepRun) -> float:
         """The search found a load meeting the SLO (the lowest one tried at least) and returns it."""
-        value = capacity.result.get("capacity")
-        if value is None:
-            misses = next((p["violations"] for p in capacity.points if not p["meets"]), [])
-            raise AssertionError(f"no load from {capacity.result.get('bracket')} met the SLO: {'; '.join(misses)}")
-        return value
+        return _verdicts.capacity_found(capacity.result, capacity.points)
 
     @keyword("Load Run Should Have Used Workers")
     def load_run_should_have_used_workers(self, load_run: LoadRun, count: int) -> None:
         """``count`` workers sent requests, each at least one, and each has a measured clock offset."""
-        workers = load_run.run.workers
-        if len(workers) != count:
-            raise AssertionError(f"load run '{load_run.name}' used {len(workers)} workers, expected {count}")
-        sent = {w.get("id"): 0 for w in workers}
-        for r in load_run.run.measured:
-            sent[r.worker] = sent.get(r.worker, 0) + 1
-        idle = [w for w, n in sent.items() if not n]
-        if idle:
-            raise AssertionError(f"worker(s) {idle} sent no request: {sent}")
-        unmeasured = [w.get("id") for w in workers if w.get("offset_s") is None]
-        if unmeasured:
-            raise AssertionError(f"worker(s) {unmeasured} have no measured clock offset")
+        _verdicts.used_workers(load_run.run.workers, load_run.run.measured, load_run.name, int(count))
 
     # ---- answers, soak, disconnects ----------------------------------------------------------------------
 
@@ -424,45 +346,22 @@ class LoadLibrary:
         bit-for-bit logits across batch compositions (its README, ``cache_prompt``), so this is an expectation of
         a model and a length (tiny, a few dozen tokens, as in the determinism suite), not a server contract: the
         run's ``answer_changed_under_load`` flag alone fails nothing."""
-        check = (load_run.summary.get("answers") or {}).get("check")
-        if not check:
-            raise ValueError(f"load run '{load_run.name}' sent no answer again: give check_answers=${{K}}")
-        if check["skipped"] or not check["checked"]:
-            raise AssertionError(f"load run '{load_run.name}': no answer compared: "
-                                 f"{check['skipped'] or '; '.join(check['errors'])}")
-        if check["changed"]:
-            texts = "; ".join(f"request {c['index']}: under load {c['under_load']!r}, alone {c['alone']!r}"
-                              for c in check["changed"][:5])
-            raise AssertionError(f"answer_changed_under_load: {len(check['changed'])} of {check['checked']} answers "
-                                 f"differ when sent again alone: {texts}")
-        logger.info(f"{check['checked']} answers sent again alone were the same as under load")
+        checked = _verdicts.answers_unchanged(load_run.summary, load_run.name)
+        logger.info(f"{checked} answers sent again alone were the same as under load")
 
     @keyword("Server Token Counters Should Agree With The Client")
     def server_token_counters_should_agree_with_the_client(self, load_run: LoadRun) -> None:
         """``/metrics`` ``tokens_predicted_total`` and ``prompt_tokens_total`` moved during the run by exactly the
         output and uncached prompt tokens the client counted. Needs a server with ``--metrics`` and a run in
         which every request succeeded."""
-        counters = (load_run.summary.get("answers") or {}).get("counters") or {}
-        if not counters.get("judged"):
-            raise AssertionError(f"load run '{load_run.name}': counters not compared: {counters.get('reason')}")
-        wrong = [f"{r['counter']} moved by {r['server']:g}, the client counted {r['client']:g}"
-                 for r in counters["rows"] if not r["agree"]]
-        if wrong:
-            raise AssertionError(f"load run '{load_run.name}': " + "; ".join(wrong))
+        _verdicts.counters_agree(load_run.summary, load_run.name)
 
     @keyword("Server Resources Should Not Grow")
     def server_resources_should_not_grow(self, load_run: LoadRun) -> None:
         """The server's RSS, open file descriptors and threads, sampled during a ``sample_server=${True}`` run, do
         not grow with the requests served (slope per 1,000 requests over the steady part; see `Soak`)."""
-        report = load_run.summary.get("resources")
-        if not report:
-            raise ValueError(f"load run '{load_run.name}' did not sample the server: give sample_server=${{True}}")
-        text = soak.describe_leaks(report)
+        text = _verdicts.resources_steady(load_run.summary, load_run.name)
         logger.info(f"server resources against requests served: {text}")
-        if not report.get("judged"):
-            raise AssertionError(f"load run '{load_run.name}': {text}")
-        if any(report[name]["grows"] for name in soak.RESOURCES):
-            raise AssertionError(f"load run '{load_run.name}': the server's resources grow with the load: {text}")
 
     @keyword("Server Should Recover From Mass Disconnects")
     def server_should_recover_from_mass_disconnects(self, dataset: Dataset, streams: int = 8,
@@ -476,19 +375,7 @@ class LoadLibrary:
         out = soak.mass_disconnect(plan.target, datasets.body_maker(**plan.spec), streams=int(streams),
                                    idle_within_s=idle_within)
         logger.info(f"mass disconnect: {out}")
-        problems = []
-        if out["statuses"] != [200] * out["streams"]:
-            problems.append(f"statuses {out['statuses']}")
-        if out["finished_ok"] != out["streams"] - out["hung_up"]:
-            problems.append(f"{out['finished_ok']} of the {out['streams'] - out['hung_up']} streams left open ended "
-                            "normally")
-        if out["idle_after_s"] is None:
-            problems.append(f"slots still processing {idle_within} s after the last open answer ended")
-        if out["followup_ok"] != out["followup"]:
-            problems.append(f"{out['followup_ok']} of {out['followup']} later requests succeeded: "
-                            f"{out['followup_errors']}")
-        if problems:
-            raise AssertionError("after hanging up half the streams at once: " + "; ".join(problems))
+        _verdicts.recovered_from_disconnects(out, idle_within)
         return out
 
     # ---- baselines ---------------------------------------------------------------------------------------
@@ -509,15 +396,6 @@ class LoadLibrary:
         load_run.comparisons["reference"] = cmp
         logger.info(comparison_table(f"'{load_run.name}' against '{reference.name}'", cmp), html=True)
         return cmp
-
-
-def _judge(load_run: LoadRun, message: str) -> None:
-    """Fails with ``message``, or skips with it when a machine-side validity flag says the machine or the client
-    spoiled the run: then the numbers are not a verdict on the server."""
-    spoiled = validity.set_flags(load_run.summary, validity.MACHINE_SIDE)
-    if spoiled:
-        raise NotJudged(f"not judged, the machine or the client spoiled the run: {'; '.join(spoiled)}. {message}")
-    raise AssertionError(message)
 
 
 def _server_pid(base_url: str) -> int:
