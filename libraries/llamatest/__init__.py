@@ -14,7 +14,7 @@ leaves behind (bug reports, load reports, keyword docs).
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("settings", "textutil", "unicode", "neterrors", "workdir", "tags", "htmllog", "machine",
-              "deadlines", "listing")),
+              "deadlines", "listing", "vectors")),
     ("wire", ("http", "streaming")),
     ("servers", ("models", "reference", "media", "hub", "mcp", "capabilities", "upstream_tests", "bootstrap",
                  "builds_setup", "parity", "server", "peers", "crosscheck", "clients", "fuzz")),
