@@ -220,6 +220,27 @@ def _default_routes(target: Target) -> str | None:
     return None
 
 
+# The models the project generates whose numbers the numpy reference computes (llamatest.reference).
+REFERENCE_MODELS = ("tiny", "tiny-raw", "tiny-draft", "tiny-reranker")
+
+
+def _generated_model(target: Target) -> str | None:
+    """A managed server on one of `REFERENCE_MODELS`, or any server whose ``model_path`` is a file here with the
+    same bytes as one of them (an external server started with our file, another build)."""
+    if target.managed and target.model is not None:
+        return None if target.model in REFERENCE_MODELS else f"this server runs {target.model}"
+    path = Path(str(target.props.get("model_path") or ""))
+    if not path.name or not path.is_file():
+        return f"its model_path {path.name and path or '(none)'} is not a file here"
+    from llamatest.models import catalog, own  # the model generators' imports, for the runs that ask
+
+    ours = [catalog.resolve_model(name) for name in REFERENCE_MODELS]
+    size = path.stat().st_size
+    if any(mine.stat().st_size == size and own.sha256(mine) == own.sha256(path) for mine in ours):
+        return None
+    return f"its model {path.name} is not one the project generates ({', '.join(REFERENCE_MODELS)})"
+
+
 MODEL_TRAITS = {"tiny-reranker": "reranker"}  # preset model name -> trait name, where they differ
 
 VOCABULARY: dict[str, Capability] = {c.name: c for c in (
@@ -270,6 +291,9 @@ VOCABULARY: dict[str, Capability] = {c.name: c for c in (
                "a model without sliding-window attention, or --swa-full", _model_fact(_full_prompt_cache)),
     Capability("stored-template", "the model file stores a chat template (tokenizer.chat_template), which /props "
                "reports", "a chat template stored in the model file", _model_fact(_stored_template)),
+    Capability("generated-model", "the server runs a model the project generates (tiny, its variants, the "
+               "reranker), the same bytes as ours: the numpy reference computes its numbers",
+               "a model the project generates (its file on this machine)", _generated_model),
     Capability("api-key", "the server refuses requests without an API key (--api-key), and this run knows "
                "the key (LLAMATEST_API_KEY for an external server)", "--api-key", _api_key),
 )}

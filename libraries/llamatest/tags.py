@@ -58,6 +58,8 @@ TAXONOMY: tuple[tuple[tuple[str, ...], str], ...] = (
                "stream helpers, async clients, error classes, strict schema checks"),
     (("multimodal",), "images and audio (`--mmproj`): chat, completion, embeddings, Anthropic, Responses, the media "
                       "fetcher, hostile media"),
+    (("reference",), "the server's numbers (logprobs, greedy tokens, embeddings, rerank scores) against a numpy "
+                     "forward pass of the model the project generated (see [The numeric reference](reference.md))"),
     (("llama-cpp-python",), "tests of llama-cpp-python's own server, opt-in; `run.py` builds it when a run includes "
                             "the tag"),
     (("deviation",), "a confirmed deviation of another server from the OpenAI API reference; the test keeps the "

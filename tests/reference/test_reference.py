@@ -181,3 +181,28 @@ def test_a_rerank_answer_with_a_wrong_document_is_reported(models):
     swapped = [{"index": 0, "score": scores[1]}, {"index": 1, "score": scores[0]}]
     assert compare.rerank_mismatches(models["tiny-reranker"], pairs, right, "score", None) == []
     assert len(compare.rerank_mismatches(models["tiny-reranker"], pairs, swapped, "score", None)) == 2
+
+
+def test_without_a_shift_continued_rows_are_the_fresh_log_probabilities(tiny):
+    chain = tiny.greedy(PROMPT, 8)
+    rows = compare.continued_rows(tiny, tiny.empty_cache(), PROMPT, chain)
+    fresh = log_probs(tiny.run([*PROMPT, *chain[:-1]]).logits[len(PROMPT) - 1:])
+    np.testing.assert_allclose(rows, fresh, rtol=0, atol=1e-9)
+
+
+def test_a_context_shift_happens_where_the_slot_is_full(tiny):
+    chain = tiny.greedy(PROMPT, 12)
+    shift = {"n_ctx": 12, "n_keep": 0, "n_discard": 0, "add_bos": 1}
+    rows = compare.continued_rows(tiny, tiny.empty_cache(), PROMPT, chain, shift)
+    fresh = log_probs(tiny.run([*PROMPT, *chain[:-1]]).logits[len(PROMPT) - 1:])
+    # The slot holds 12 cells: the token decoded when 11 are cached is the first one read after a shift.
+    first_shifted = 11 - len(PROMPT) + 1
+    np.testing.assert_allclose(rows[:first_shifted], fresh[:first_shifted], rtol=0, atol=1e-9)
+    assert np.max(np.abs(rows[first_shifted] - fresh[first_shifted])) > 10 * tolerance.LOGPROB
+
+
+def test_a_reused_cache_without_a_dropped_part_is_the_fresh_prefix(tiny):
+    cache = compare.reused_cache(tiny, PROMPT, PROMPT, len(PROMPT))
+    assert cache.positions.tolist() == list(range(len(PROMPT) - 1))
+    rows = compare.continued_rows(tiny, cache, PROMPT, [300, 301])
+    np.testing.assert_allclose(rows, log_probs(tiny.run([*PROMPT, 300]).logits[len(PROMPT) - 1:]), atol=1e-9)

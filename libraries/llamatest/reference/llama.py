@@ -37,6 +37,12 @@ class KvCache:
     def next_position(self) -> int:
         return int(self.positions[-1]) + 1 if len(self.positions) else 0
 
+    def truncate(self, n_cells: int) -> None:
+        """Keeps the first `n_cells` cells (the server removes the cells a new prompt does not reuse)."""
+        self.keys = [keys[:, :n_cells] for keys in self.keys]
+        self.values = [values[:, :n_cells] for values in self.values]
+        self.positions = self.positions[:n_cells]
+
 
 @dataclass(frozen=True)
 class Outputs:

@@ -86,6 +86,9 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({
     "tiny-reranker": Preset(takes="own-reranker", model="tiny-reranker", n_slots=1, n_ctx=512, flags=("--reranking",),
                             description="the generated BERT reranker (random weights, pooling rank), "
                                         "one slot, reranking on"),
+    "tiny-reranker-embeddings": Preset(model="tiny-reranker", n_slots=1, n_ctx=512, embeddings=True,
+                                       description="the generated BERT reranker as an embedding model (the suite "
+                                                   "picks the pooling): vectors the numpy reference computes"),
     "tiny-metrics": Preset(takes="own", model="tiny", n_slots=1, n_ctx=512, flags=("--metrics",),
                            description="the tiny model, one slot, with the Prometheus /metrics endpoint on"),
     "tiny-infill": Preset(takes="own", model="tiny", n_slots=1, n_ctx=512, flags=("--batch-size", "64"),
