@@ -41,7 +41,8 @@ Props Chat Template Is The One Stored In The Model
 Props Bos Token Is The Model's Bos
     ${props} =    Get Props
     ${tokens} =    Tokenize    ${props.json()}[bos_token]    parse_special=${True}
-    Should Be Equal    ${tokens}    ${{ [$MODEL["bos_token_id"]] }}
+    VAR    @{bos}    ${MODEL}[bos_token_id]
+    Should Be Equal    ${tokens}    ${bos}
 
 Props Eos Token Is The Model's Eos
     ${eos} =    End Of Sequence Token

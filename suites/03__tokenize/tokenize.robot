@@ -50,7 +50,8 @@ Add Special Prepends The Bos Token When The Model Adds One
     ${bos} =    Bos Tokens Added By The Model
     ${plain} =    Tokenize    ${TEXT}
     ${special} =    Tokenize    ${TEXT}    add_special=${True}
-    Should Be Equal    ${special}    ${{ $bos + $plain }}
+    VAR    @{expected}    @{bos}    @{plain}
+    Should Be Equal    ${special}    ${expected}
 
 Special Token Text Is One Token Only When Parsed As Special
     [Documentation]    The text of the model's own end-of-sequence token (`eos_token` in /props): a text such as
@@ -66,7 +67,7 @@ Empty Text Has No Tokens
     Should Be Empty    ${tokens}
 
 Empty Token List Detokenizes To Empty Text
-    ${restored} =    Detokenize    ${{ [] }}
+    ${restored} =    Detokenize    tokens=@{EMPTY}
     Should Be Equal    ${restored}    ${EMPTY}
 
 Token Id Outside The Vocabulary Is Refused As A Client Error
@@ -78,7 +79,8 @@ Token Id Outside The Vocabulary Is Refused As A Client Error
     ...    this->size() (which is 397)`): `tokens_to_str` looks the id up without a check.
     [Tags]    bug    errors    needs:tiny
     ${meta} =    Model Metadata    tiny
-    ${resp} =    Request Detokenize    ${{ [1, $meta["n_vocab"]] }}    expected_status=any
+    VAR    @{ids}    ${1}    ${meta}[n_vocab]
+    ${resp} =    Request Detokenize    ${ids}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error
     Media Type Should Be    ${resp}    application/json
 
@@ -89,4 +91,6 @@ Bos Tokens Added By The Model
     ...    file does not say.
     ${meta} =    Suite Model Metadata
     Skip If    $meta["add_bos_token"] is None    the model file does not say whether it adds BOS
-    RETURN    ${{ [$meta["bos_token_id"]] if $meta["add_bos_token"] else [] }}
+    VAR    @{bos}    @{EMPTY}
+    IF    $meta["add_bos_token"]    VAR    @{bos}    ${meta}[bos_token_id]
+    RETURN    ${bos}

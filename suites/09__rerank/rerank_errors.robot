@@ -28,6 +28,7 @@ Documents That Are One String Are Rejected      {"query": "cats", "documents": "
 Rerank Request Should Be Rejected
     [Documentation]    POSTs `body` (JSON text) to /rerank and checks the 400 error object and its `message`.
     [Arguments]    ${body}    ${message}
-    ${resp} =    POST On Session    suite    /rerank    json=${{ json.loads($body) }}    expected_status=any
+    ${json} =    Parsed Json    ${body}
+    ${resp} =    POST On Session    suite    /rerank    json=${json}    expected_status=any
     Media Type Should Be    ${resp}    application/json
     Error Response Should Be    ${resp}    400    invalid_request_error    message=${message}

@@ -24,7 +24,8 @@ V1 Reranking Route Needs The Flag               /v1/reranking
 Rerank Route Should Be Off
     [Documentation]    POSTs a valid Jina rerank body to `route` and checks the 501 error object.
     [Arguments]    ${route}
-    VAR    &{body}    query=hello    documents=${{ ["world"] }}
+    VAR    @{documents}    world
+    VAR    &{body}    query=hello    documents=${documents}
     ${resp} =    POST On Session    suite    ${route}    json=${body}    expected_status=any
     Media Type Should Be    ${resp}    application/json
     Error Response Should Be    ${resp}    501    not_supported_error    message=${OFF}

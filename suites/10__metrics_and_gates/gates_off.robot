@@ -13,7 +13,7 @@ Test Tags           gates    errors    needs:default-routes
 
 
 *** Variables ***
-${NO_FIELDS}        ${{ {} }}
+&{NO_FIELDS}        &{EMPTY}
 &{SAVE_FILE}        filename=a.bin
 &{TOOL_CALL}        tool=get_info    params=${NO_FIELDS}
 &{QUESTION}         question=yes or no?

@@ -15,7 +15,7 @@ Test Tags           gates    props
 *** Variables ***
 @{ALIASES}      tiny-a    tiny-b
 @{TAGS}         t1    t2
-${NO_FIELDS}    ${{ {} }}
+&{NO_FIELDS}    &{EMPTY}
 
 
 *** Test Cases ***

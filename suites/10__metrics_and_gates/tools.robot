@@ -22,7 +22,8 @@ Tools Lists Only The Enabled Tool
     Json Field Should Be    ${resp}    0.permissions.write    ${False}
 
 Get Info Tool Reports The Operating System And Working Directory
-    VAR    &{call}    tool=get_info    params=${{ {} }}
+    VAR    &{no_params}    &{EMPTY}
+    VAR    &{call}    tool=get_info    params=${no_params}
     ${resp} =    POST On Session    suite    /tools    json=${call}    expected_status=200
     Json Fields Should Exist    ${resp}    ${EMPTY}    os    cwd
     Json Field Should Be Of Type    ${resp}    cwd    str

@@ -14,7 +14,7 @@ Test Tags           slot-actions    errors    needs:managed
 
 
 *** Variables ***
-${NO_FIELDS}            ${{ {} }}
+&{NO_FIELDS}            &{EMPTY}
 &{SAVE_A}               filename=a.bin
 &{UP_ONE}               filename=../escape.bin
 &{SUBFOLDER}            filename=sub/a.bin
@@ -58,7 +58,8 @@ Negative Slot Id Acts On A Slot
     [Template]    NONE
     ${out} =    Complete    a prompt erased through slot id -1    n_predict=${4}
     ${erased} =    Erase Slot    -1
-    Should Be Equal    ${erased}    ${{ {"id_slot": -1, "n_erased": $out["tokens_cached"]} }}
+    VAR    &{expected}    id_slot=${-1}    n_erased=${out}[tokens_cached]
+    Should Be Equal    ${erased}    ${expected}
 
 Slot Id With Trailing Characters Is Read By Its Leading Digits
     [Documentation]    Current, undocumented behaviour of this build: the route reads the id with `std::stoi`,
@@ -68,7 +69,8 @@ Slot Id With Trailing Characters Is Read By Its Leading Digits
     [Template]    NONE
     ${out} =    Complete    a prompt erased through slot id 0x    n_predict=${4}
     ${erased} =    Erase Slot    0x
-    Should Be Equal    ${erased}    ${{ {"id_slot": 0, "n_erased": $out["tokens_cached"]} }}
+    VAR    &{expected}    id_slot=${0}    n_erased=${out}[tokens_cached]
+    Should Be Equal    ${erased}    ${expected}
 
 
 *** Keywords ***

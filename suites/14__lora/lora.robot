@@ -48,7 +48,7 @@ Adapters Left Out Of The Posted List Are Disabled
     Lora Scales Should Be    0=0.0    1=0.75
 
 An Empty Posted List Disables Every Adapter
-    ${resp} =    Post Lora Adapters    ${{ [] }}
+    ${resp} =    Post Lora Adapters    body=@{EMPTY}
     Json Field Should Be    ${resp}    success    ${True}
     Lora Scales Should Be    0=0.0    1=0.0
 
@@ -132,7 +132,8 @@ Streamed Text Follows The Request Lora Field
     Streamed Text Should Be    ${result}    ${base}
 
 Lora Field That Is Not An Array Is Rejected
-    ${resp} =    Request Completion    ${PROMPT}    lora=${{ {"id": 0, "scale": 0} }}    expected_status=any
+    VAR    &{one_adapter}    id=${0}    scale=${0}
+    ${resp} =    Request Completion    ${PROMPT}    lora=${one_adapter}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error    message=${LORA_NOT_AN_ARRAY}
 
 Explicit Request Scales Never Reuse A Prompt Cached Under Others
@@ -150,7 +151,7 @@ Empty Lora List In A Request Disables Every Adapter
     ...    treats an empty list like an absent field (server-context.cpp tests `lora.empty()`) and applies the
     ...    global scales. Upstream: llama.cpp#28674, PR llama.cpp#28707.
     [Tags]    bug
-    ${text} =    Completion Text    ${PROMPT}    ${N}    lora=${{ [] }}
+    ${text} =    Completion Text    ${PROMPT}    ${N}    lora=@{EMPTY}
     ${base} =    Completion Text    ${PROMPT}    ${N}    server=base
     Should Be Equal    ${text}    ${base}
 

@@ -56,8 +56,9 @@ Synthetic Acceptance Of One Accepts Every Drafted Token
     Json Field Should Be    ${out}    timings.draft_n_accepted    ${out}[timings][draft_n]
 
 Synthetic Acceptance Keeps Ignore Eos And The Token Limit
+    ${forced} =    Logit Bias Pairs    ${2}    ${1000}
     ${out} =    Complete    ${PROMPT}    server=synth    n_predict=${N}    ignore_eos=${True}
-    ...    logit_bias=${{ [[2, 1000]] }}    cache_prompt=${False}
+    ...    logit_bias=${forced}    cache_prompt=${False}
     Json Field Should Be    ${out}    tokens_predicted    ${N}
     Json Field Should Be    ${out}    stop_type    limit
 

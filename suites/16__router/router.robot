@@ -20,6 +20,11 @@ Test Tags           router    needs:managed
 ${PROMPT}       hello world
 ${N}            ${16}
 ${MISSING}      model name is missing from the request
+&{HELLO}        role=user    content=hello
+@{SAY_HELLO}    ${HELLO}
+&{COMPLETION}    prompt=hello    n_predict=${1}
+&{CHAT}         messages=${SAY_HELLO}    max_tokens=${1}
+&{TOKENIZE}     content=hello
 
 
 *** Test Cases ***
@@ -40,9 +45,9 @@ Models Lists Every Model Of The Folder With A Status
 
 Request Without A Model Is Rejected
     [Template]    Request Without A Model Should Be Rejected
-    POST    /completion    ${{ {"prompt": "hello", "n_predict": 1} }}
-    POST    /v1/chat/completions    ${{ {"messages": [{"role": "user", "content": "hello"}], "max_tokens": 1} }}
-    POST    /tokenize    ${{ {"content": "hello"} }}
+    POST    /completion    ${COMPLETION}
+    POST    /v1/chat/completions    ${CHAT}
+    POST    /tokenize    ${TOKENIZE}
     GET    /slots    ${NONE}
     GET    /lora-adapters    ${NONE}
     GET    /metrics    ${NONE}

@@ -97,7 +97,8 @@ Download Progress Gives Each File's Done And Total Bytes
 The Router Deletes A Downloaded Model From The List And The Disk
     Download Model Through Router    ${TINY_REPO}:Q8_0
     ${resp} =    DELETE On Session    suite    /models    params=model=${TINY_REPO}:Q8_0    expected_status=200
-    Should Be Equal    ${resp.json()}    ${{ {"success": True} }}
+    VAR    &{success}    success=${True}
+    Should Be Equal    ${resp.json()}    ${success}
     ${ids} =    Router Model Ids
     Should Not Contain    ${ids}    ${TINY_REPO}:Q8_0
     Cache Should Hold No Complete Model    ${ROUTER_CACHE}    ${TINY_REPO}
@@ -109,8 +110,8 @@ The Router Refuses To Download A Repository The Hub Does Not Have
     ...    "failed to resolve commit", answers 200 `{"success": true}` anyway, and spawns a download child
     ...    that finds nothing and exits with status 0.
     [Tags]    bug
-    ${resp} =    POST On Session    suite    /models    json=${{ {"model": "llamatest/absent-GGUF:Q8_0"} }}
-    ...    expected_status=any
+    VAR    &{body}    model=llamatest/absent-GGUF:Q8_0
+    ${resp} =    POST On Session    suite    /models    json=${body}    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error
     ...    message=model validation failed, unable to download
 

@@ -29,7 +29,8 @@ The Least Recently Used Model Is Unloaded For A New One
 Requests For A Loading Model Wait And Share One Load
     Only These Models Are Loaded    tiny    tiny-draft
     Routed Completion Text    tiny    ${PROMPT}    ${N}
-    ${results} =    Stream Requests Concurrently    /completion    ${{ [$BODY_RAW] * 3 }}
+    VAR    @{bodies}    ${BODY_RAW}    ${BODY_RAW}    ${BODY_RAW}
+    ${results} =    Stream Requests Concurrently    /completion    ${bodies}
     Every Stream Should Give The Same Text    ${results}
     Model Status Should Be    tiny-raw    loaded
     Model Status Should Be    tiny    loaded
@@ -42,7 +43,8 @@ A Preset Serves Its Model Under Its Name And Every Alias
     Should Be Equal    ${named}    ${direct}
     Should Be Equal    ${alias}    ${direct}
     ${aliases} =    Listed Aliases    preset-tiny
-    Lists Should Be Equal    ${aliases}    ${{ ["fast", "quick"] }}    ignore_order=${True}
+    VAR    @{expected}    fast    quick
+    Lists Should Be Equal    ${aliases}    ${expected}    ignore_order=${True}
 
 Reload Lists A Model Added To The Folder
     Copy File    ${MODELS_DIR}${/}tiny.gguf    ${MODELS_DIR}${/}tiny-late.gguf

@@ -55,7 +55,8 @@ Chat Usage Agrees With Its Timings When The Prompt Comes From The Cache
     Usage Should Agree With Timings    ${again}
 
 Streamed Chat Usage Agrees With The Timings Beside It
-    ${result} =    Stream Chat    ${QUESTION}    max_tokens=${N}    stream_options=${{ {"include_usage": True} }}
+    VAR    &{with_usage}    include_usage=${True}
+    ${result} =    Stream Chat    ${QUESTION}    max_tokens=${N}    stream_options=${with_usage}
     ${chunks} =    Stream Json Objects    ${result}
     Json Field Should Be    ${chunks}[-1]    usage.completion_tokens    ${N}
     Usage Should Agree With Timings    ${chunks}[-1]

@@ -66,8 +66,9 @@ A Logit Bias Of 100 On The End Token Ends The Answer At Once
     ...    tokens, at temperature 0 on tiny; `/v1/completions` one token) and only then stops.
     [Tags]    deviation
     ${meta} =    Model Metadata    tiny
-    ${resp} =    Chat    ${QUESTION}    server=${PEER}    max_tokens=${8}
-    ...    logit_bias=${{ {str($meta["eos_token_id"]): 100} }}
+    VAR    ${eos: str}    ${meta}[eos_token_id]
+    VAR    &{forced}    ${eos}=${100}
+    ${resp} =    Chat    ${QUESTION}    server=${PEER}    max_tokens=${8}    logit_bias=${forced}
     Json Field Should Be    ${resp}    choices.0.finish_reason    stop
     Json Field Should Be    ${resp}    choices.0.message.content    ${EMPTY}
 

@@ -45,7 +45,8 @@ Logprobs Give One Entry Per Generated Token
     Length Should Be    ${logprobs}[token_logprobs]    5
     Length Should Be    ${logprobs}[top_logprobs]    5
     Length Should Be    ${logprobs}[text_offset]    5
-    Should Be Equal    ${{ "".join($logprobs["tokens"]) }}    ${out}[choices][0][text]
+    ${spelled} =    Catenate    SEPARATOR=${EMPTY}    @{logprobs}[tokens]
+    Should Be Equal    ${spelled}    ${out}[choices][0][text]
 
 A List Of Prompts Gets One Choice Per Prompt
     [Documentation]    OpenAI: `prompt` is "the prompt(s) to generate completions for, encoded as a string,
@@ -83,5 +84,5 @@ Unknown Route Answers An OpenAI Error
     ...    "invalid_request_error"`, `"message": "Invalid URL (POST /v1/...)"`). llama-cpp-python answers
     ...    FastAPI's `{"detail": "Not Found"}`.
     [Tags]    deviation    errors
-    ${resp} =    POST On Session    ${PEER}    /v1/no-such-route    json=${{ {} }}    expected_status=any
+    ${resp} =    POST On Session    ${PEER}    /v1/no-such-route    json=&{EMPTY}    expected_status=any
     OpenAI Error Should Be    ${resp}    404    invalid_request_error
