@@ -17,7 +17,6 @@ from llamatest.load.engine.profiles import Profile
 from llamatest.load.output.history import History
 from llamatest.load.pipeline import (
     Checks,
-    Dataset,
     LoadRun,
     Plan,
     SweepRun,
@@ -27,6 +26,7 @@ from llamatest.load.pipeline import (
     execute_sweep,
 )
 from llamatest.load.workloads import datasets
+from llamatest.load.workloads.datasets import Dataset
 from llamatest.report.load import comparison_table, load_run_html, sweep_html
 from robot_glue import output_dir, robot_variable, server_headers
 from robot_glue import server_base_url as _base_url

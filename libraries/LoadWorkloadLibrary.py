@@ -8,7 +8,8 @@ from robot.api.deco import keyword, library
 
 from llamatest.load import catalog
 from llamatest.load.analysis import metrics, workload_checks
-from llamatest.load.pipeline import Dataset, LoadRun
+from llamatest.load.pipeline import LoadRun
+from llamatest.load.workloads.datasets import Dataset
 from robot_glue import server_base_url as _base_url
 from robot_glue import server_headers
 

@@ -18,7 +18,8 @@ from llamatest.load.analysis import validity
 from llamatest.load.analysis.compare import VERDICTS
 from llamatest.load.engine.record import RequestRecord, RunRecord
 from llamatest.load.output.history import History
-from llamatest.load.pipeline import Dataset, LoadRun, SweepRun
+from llamatest.load.pipeline import LoadRun, SweepRun
+from llamatest.load.workloads.datasets import Dataset
 from llamatest.machine import NotJudged
 from tests.fixtures.scripted_server import DONE, chat, usage
 from tests.load.test_load_pipeline import STEADY

@@ -24,8 +24,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from llamatest.load.pipeline import Dataset
 from llamatest.load.workloads import datasets, mix, multiturn, prefix, routes, traces
+from llamatest.load.workloads.datasets import Dataset
 
 
 def _sharegpt(count: int = 200, seed: int = 0, min_chars: int = 16, max_chars: int = 1500) -> Dataset:

@@ -31,8 +31,9 @@ from llamatest.load.engine.profiles import KINDS, Profile
 from llamatest.load.engine.progress import ProgressLine
 from llamatest.load.output import results
 from llamatest.load.output.textreport import comparison_lines, run_lines, sweep_lines
-from llamatest.load.pipeline import Checks, Dataset, Plan, execute, execute_sweep
+from llamatest.load.pipeline import Checks, Plan, execute, execute_sweep
 from llamatest.load.workloads import datasets
+from llamatest.load.workloads.datasets import Dataset
 
 API_KEY_ENV = settings.ENV_API_KEY
 EXIT_OK, EXIT_MISSED, EXIT_USAGE = 0, 1, 2

@@ -11,18 +11,18 @@ build with another (a release build given through ``LLAMA_SERVER_BIN``) is what 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import json
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import requests
 
 from llamatest import deadlines, machine
-from llamatest.load.analysis import answers, metrics, soak, sweep, trials, workload_metrics
+from llamatest.load.analysis import answers, metrics, soak, sweep, trials
 from llamatest.load.analysis.summary import summarize
 from llamatest.load.engine.client import Target
 from llamatest.load.engine.pacing import run_load_sync
@@ -31,30 +31,7 @@ from llamatest.load.engine.record import RunRecord
 from llamatest.load.output import results
 from llamatest.load.output.history import History
 from llamatest.load.workloads import datasets
-
-
-@dataclass(frozen=True)
-class Dataset:
-    """The prompts of a run and how they were made (the name and parameters go into the identity)."""
-
-    name: str  # "sharegpt", "fixed-<N>-tokens", "image-chats", or a workload's name (catalog.NAMES)
-    prompts: tuple[str, ...]
-    params: dict[str, Any] = field(default_factory=dict)
-    images: tuple[str, ...] = ()  # one image URL per prompt, or none
-    # A workload of the workloads room (multiturn, prefix, mix, traces), or None: one prompt per request, in
-    # turn. Its ``warm`` says the prompt cache is part of what it measures.
-    workload: Any = None
-
-    @property
-    def warm(self) -> bool:
-        return bool(getattr(self.workload, "warm", False))
-
-    @cached_property
-    def hash(self) -> str:
-        return datasets.dataset_hash([*self.prompts, *self.images])
-
-    def describe(self) -> str:
-        return f"{self.name}: {len(self.prompts)} prompts, hash {self.hash}"
+from llamatest.load.workloads.datasets import Dataset
 
 
 @dataclass
@@ -116,37 +93,30 @@ class Plan:
 
     def run(self, profile: Profile) -> RunRecord:
         """Runs ``profile`` in this process, or sharded over Ray workers."""
-        spec = self.spec
-        if self.dataset.workload is not None:
-            if self.workers > 1 or self.ray_address:
-                raise ValueError(f"the workload '{self.dataset.name}' runs in one process: use workers=1")
-            body_for = self.dataset.workload.body_maker(route=self.target.route, max_tokens=self.max_tokens,
-                                                        cold=self.cold, extra=dict(self.request_fields))
-            run = self._run_here(profile, body_for)
-        elif self.workers > 1 or self.ray_address:
+        sharded = self.workers > 1 or self.ray_address
+        if sharded and self.dataset.workload is not None:
+            raise ValueError(f"the workload '{self.dataset.name}' runs in one process: use workers=1")
+        if sharded:
             from llamatest.load.engine.distributed import run_distributed  # Ray is imported only when asked for
 
-            run = run_distributed(self.target, profile, spec, workers=self.workers, address=self.ray_address)
+            run = run_distributed(self.target, profile, self.spec, workers=self.workers, address=self.ray_address)
         else:
-            run = self._run_here(profile, datasets.body_maker(**spec))
+            bodies = self.dataset.bodies(route=self.target.route, max_tokens=self.max_tokens, cold=self.cold,
+                                         extra=dict(self.request_fields))
+            before = machine.sample()
+            run = run_load_sync(self.target, profile, bodies, on_tick=self.on_tick)
+            share = machine.share_between(before, machine.sample())
+            # Whether other processes took the machine meanwhile (validity's machine_busy); one process only:
+            # Ray workers may run on other machines.
+            run.meta["machine"] = {"other_cores": round(share.cores, 3), "own_cores": round(share.ours, 3),
+                                   "seconds": round(share.seconds, 3)}
         run.meta.update({"dataset": self.dataset.name, "dataset_params": self.dataset.params, **self.request_params})
-        return run
-
-    def _run_here(self, profile: Profile, body_for) -> RunRecord:
-        before = machine.sample()
-        run = run_load_sync(self.target, profile, body_for, on_tick=self.on_tick)
-        share = machine.share_between(before, machine.sample())
-        # Whether other processes took the machine meanwhile (validity's machine_busy); one process only:
-        # Ray workers may run on other machines.
-        run.meta["machine"] = {"other_cores": round(share.cores, 3), "own_cores": round(share.ours, 3),
-                               "seconds": round(share.seconds, 3)}
         return run
 
     def summarize(self, run: RunRecord, server: dict[str, Any], slo: dict[str, float] | None = None,
                   measured: dict | None = None) -> dict:
         """The summary of ``run`` with its identity block (``summary["run"]``) and configuration key."""
         summary = summarize(run, slo=_per_request_slo(slo), cold=self.cold, measured=measured)
-        summary["workload"] = workload_metrics.workload_block(run, measured or metrics.measure(run))
         # started_at is when the run started, to the millisecond: two short runs within one second must still
         # be ordered, or the second would not find the first as its previous comparable run.
         summary["run"] = results.run_identity(
@@ -160,12 +130,17 @@ class Plan:
             profile_text=Profile.from_dict(summary["profile"]).describe())
         return summary
 
-    def run_and_measure(self, profile: Profile, server: dict[str, Any],
-                        slo: dict[str, float] | None = None) -> tuple[RunRecord, dict, dict]:
-        """Runs ``profile`` and derives its summary: (run, summary, `metrics.measure`)."""
-        run = self.run(profile)
+    def run_and_measure(self, profile: Profile, server: dict[str, Any], slo: dict[str, float] | None = None,
+                        server_pid: int | None = None) -> tuple[RunRecord, dict, dict]:
+        """Runs ``profile`` and derives its summary: (run, summary, `metrics.measure`). With ``server_pid`` the
+        server's resources are sampled meanwhile (``summary["resources"]``: `soak.leak_report`)."""
+        with soak.ResourceSampler(server_pid) if server_pid is not None else contextlib.nullcontext() as sampler:
+            run = self.run(profile)
         measured = metrics.measure(run)
-        return run, self.summarize(run, server, slo, measured), measured
+        summary = self.summarize(run, server, slo, measured)
+        if sampler is not None:
+            summary["resources"] = soak.leak_report(sampler.samples, run)
+        return run, summary, measured
 
     def run_and_write(self, profile: Profile, server: dict[str, Any], outdir: Path,
                       slo: dict[str, float] | None = None) -> tuple[RunRecord, dict, dict, dict[str, Path]]:
@@ -218,27 +193,15 @@ class Checks:
     server_pid: int | None = None
 
 
-def _one_pass(plan: Plan, profile: Profile, server: dict, slo: dict | None,
-              checks: Checks) -> tuple[RunRecord, dict, dict]:
-    """`Plan.run_and_measure`, with the server's resources sampled when ``checks.server_pid`` is set
-    (``summary["resources"]``: `soak.leak_report`)."""
-    if checks.server_pid is None:
-        return plan.run_and_measure(profile, server, slo)
-    with soak.ResourceSampler(checks.server_pid) as sampler:
-        run, summary, measured = plan.run_and_measure(profile, server, slo)
-    summary["resources"] = soak.leak_report(sampler.samples, run)
-    return run, summary, measured
-
-
 def _run_checked(plan: Plan, profile: Profile, server: dict, outdir: Path, slo: dict | None,
                  checks: Checks) -> tuple[RunRecord, dict, dict, dict[str, Path]]:
     """One pass, or one per trial (its files in ``outdir/trial-<i>``), then the answer checks, whose block and
     flags go into the summary written at ``outdir``."""
     if checks.repeats == 1:
-        run, summary, measured = _one_pass(plan, profile, server, slo, checks)
+        run, summary, measured = plan.run_and_measure(profile, server, slo, checks.server_pid)
     else:
         def trial(i: int) -> tuple[RunRecord, dict, dict]:
-            done = _one_pass(plan, profile, server, slo, checks)
+            done = plan.run_and_measure(profile, server, slo, checks.server_pid)
             results.write_run(outdir / f"trial-{i}", done[0], done[1], done[1]["run"],
                               request_metrics=lambda r: done[2][r.index][0])
             return done

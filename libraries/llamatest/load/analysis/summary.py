@@ -1,7 +1,8 @@
 """The run's summary dict (schema ``llamatest.load.summary/1``): counts, distributions, throughput in two
-windows, goodput, concurrency, a 1-s time series, server telemetry, client health, validity flags and the
-definitions. Composed here, from `metrics` (what was measured) and `validity` (whether the measurement holds),
-so neither of those imports the other's caller.
+windows, goodput, concurrency, a 1-s time series, server telemetry, client health, validity flags, the
+definitions and the workload block (conversations, cache, routes). Composed here, from `metrics` (what was
+measured), `validity` (whether the measurement holds) and `workload_metrics`, so neither of those imports the
+other's caller.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 
 from llamatest.load.analysis import metrics as m
 from llamatest.load.analysis.validity import validity_flags
+from llamatest.load.analysis.workload_metrics import workload_block
 from llamatest.load.engine.record import RunRecord
 
 
@@ -49,6 +51,7 @@ def summarize(run: RunRecord, *, slo: dict | None = None, cold: bool = True, thr
     summary["throughput"] = _throughput(run, reqs, ok, limits, window, series)
     summary["timeseries"] = series
     summary["flags"] = validity_flags(run, summary, cold=cold, thresholds=thresholds, per_request=mets)
+    summary["workload"] = workload_block(run, measured)
     return summary
 
 

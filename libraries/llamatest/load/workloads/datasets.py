@@ -24,6 +24,7 @@ import json
 import random
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -356,6 +357,39 @@ def image_chats(n: int, *, seed: int = 0, kind: str = "png", width: int = 48,
 
     _check_int("n", n, minimum=1)
     return [IMAGE_QUESTION] * n, [image_data_uri(kind, seed + i, width, height) for i in range(n)]
+
+
+# ----- a run's dataset -----
+@dataclass(frozen=True)
+class Dataset:
+    """The prompts of a run and how they were made (the name and parameters go into the identity)."""
+
+    name: str  # "sharegpt", "fixed-<N>-tokens", "image-chats", or a workload's name (catalog.NAMES)
+    prompts: tuple[str, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+    images: tuple[str, ...] = ()  # one image URL per prompt, or none
+    # A workload of the workloads room (multiturn, prefix, mix, traces), or None: one prompt per request, in
+    # turn. Its ``warm`` says the prompt cache is part of what it measures.
+    workload: Any = None
+
+    @property
+    def warm(self) -> bool:
+        return bool(getattr(self.workload, "warm", False))
+
+    @cached_property
+    def hash(self) -> str:
+        return dataset_hash([*self.prompts, *self.images])
+
+    def bodies(self, *, route: str, max_tokens: int, cold: bool, extra: dict) -> RequestBodies:
+        """The bodies of a run of this dataset: its workload's, or one prompt per request in turn (`body_maker`)."""
+        if self.workload is not None:
+            return self.workload.body_maker(route=route, max_tokens=max_tokens, cold=cold, extra=extra)
+        return body_maker(list(self.prompts), route=route, max_tokens=max_tokens, cold=cold, extra=extra,
+                          images=list(self.images))
+
+    def describe(self) -> str:
+        return f"{self.name}: {len(self.prompts)} prompts, hash {self.hash}"
+
 
 
 # ----- request bodies -----
