@@ -7,6 +7,7 @@ from robot.api.deco import keyword, library
 
 from llamatest.models.catalog import read_metadata
 from llamatest.reference import compare, served
+from llamatest.reference.vision import decode_image
 from robot_glue import server_base_url, server_headers
 
 
@@ -97,6 +98,27 @@ class ReferenceLibrary:
         seen: list = []
         found = compare.entries_against(rows, entries, len(prompt), seen)
         _fail_on(found, "the server's logprobs after cache reuse", seen)
+
+    @keyword("Log Probabilities With An Image Should Match Reference")
+    def log_probabilities_with_an_image_should_match_reference(
+            self, entries: list, before_tokens: list, image_base64: str, after_tokens: list, projector: str,
+            server: str = "suite") -> None:
+        """As `Log Probabilities Should Match Reference`, for a prompt of ``before_tokens``, one image
+        (``image_base64``: an encoded image of the projector's own size) and ``after_tokens``: the reference feeds
+        the image embeddings the ``projector`` file (a LLaVA-style ``mlp`` projector, `tiny-vision`) makes of it
+        between the two."""
+        url, headers = self._where(server)
+        model, vision = compare.llama_model(served.model_path(url, headers)), compare.projector(projector)
+        before, after = [int(t) for t in before_tokens], [int(t) for t in after_tokens]
+        cache = model.empty_cache()
+        model.feed(cache, before)
+        embeds = vision.embed(decode_image(image_base64))
+        model.feed_vectors(cache, embeds)
+        prompt = [*before, *([-1] * len(embeds)), *after]  # the image's cells hold no token id
+        seen: list = []
+        rows = compare.continued_rows(model, cache, prompt, [int(e["id"]) for e in entries])
+        found = compare.entries_against(rows, entries, len(prompt), seen)
+        _fail_on(found, "the server's logprobs after an image", seen)
 
     @keyword("Embedding Should Match Reference")
     def embedding_should_match_reference(self, embedding: list, tokens: list, pooling: str = "mean",

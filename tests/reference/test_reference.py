@@ -6,11 +6,13 @@ import gguf
 import numpy as np
 import pytest
 
+from llamatest import media
 from llamatest.models import catalog
 from llamatest.reference import compare, tolerance
 from llamatest.reference.bert import Bert, gelu
 from llamatest.reference.llama import Llama
 from llamatest.reference.pooling import INT16_RANGE, log_probs, normalise, pool
+from llamatest.reference.vision import Projector, decode_image
 from llamatest.reference.weights import load_weights
 
 PROMPT = [1, 300, 301, 302, 303, 304]
@@ -21,7 +23,8 @@ def models(tmp_path_factory):
     """The generated tiny model, its LoRA adapter and the reranker, in a cache of this module's own."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("LLAMATEST_CACHE", str(tmp_path_factory.mktemp("cache")))
-        return {name: str(catalog.resolve_model(name)) for name in ("tiny", "tiny-lora", "tiny-reranker")}
+        names = ("tiny", "tiny-lora", "tiny-reranker", "tiny-vision")
+        return {name: str(catalog.resolve_model(name)) for name in names}
 
 
 @pytest.fixture(scope="module")
@@ -206,3 +209,18 @@ def test_a_reused_cache_without_a_dropped_part_is_the_fresh_prefix(tiny):
     assert cache.positions.tolist() == list(range(len(PROMPT) - 1))
     rows = compare.continued_rows(tiny, cache, PROMPT, [300, 301])
     np.testing.assert_allclose(rows, log_probs(tiny.run([*PROMPT, 300]).logits[len(PROMPT) - 1:]), atol=1e-9)
+
+
+def test_an_image_becomes_one_tiny_embedding_per_patch_carrying_its_constant(models):
+    projector = Projector(load_weights(models["tiny-vision"]))
+    embeds = projector.embed(decode_image(media.image_base64("png", 5, 32, 32)))
+    assert embeds.shape == (16, 64)
+    np.testing.assert_allclose(embeds[:, 0], 4.0)  # tiny's constant dimension (models/vision.py)
+    other = projector.embed(decode_image(media.image_base64("png", 6, 32, 32)))
+    assert np.max(np.abs(other - embeds)) > 0.1
+
+
+def test_an_image_of_another_size_is_refused_not_resized(models):
+    projector = Projector(load_weights(models["tiny-vision"]))
+    with pytest.raises(ValueError, match="takes 32x32 images"):
+        projector.embed(decode_image(media.image_base64("png", 5, 48, 40)))

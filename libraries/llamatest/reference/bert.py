@@ -7,6 +7,10 @@ residual and layer norm; the feed-forward ``down(gelu(up(x)))`` with biases, res
 layer's output is the hidden state pooled into an embedding; a rerank score is the classification head over
 the first ([CLS]) vector: ``cls.output(tanh(cls(x)))``.
 
+Keys and values are rounded to `kv_dtype` (f16 by default): with flash attention on (llama-server's ``auto``
+picks it on CPU) llama.cpp casts them to f16 even without a KV cache (llama-graph.cpp ``build_attn_mha``: "this
+can happen when KV cache is not used (e.g. an embedding model with non-causal attn)").
+
 GELU is the tanh approximation, as llama.cpp's BERT graph uses it. ggml's CPU backend evaluates it from a
 table indexed by the input rounded to f16 and holding f16 results; `gelu` does the same roundings, because
 without them the reference would sit up to ~1e-3 away from the server for a documented-by-code precision
@@ -42,7 +46,7 @@ def gelu(x: np.ndarray) -> np.ndarray:
 class Bert:
     """The forward pass of one BERT GGUF file."""
 
-    def __init__(self, weights: Weights):
+    def __init__(self, weights: Weights, kv_dtype=np.float16):
         if weights.arch != "bert":
             raise ValueError(f"{weights.path}: architecture {weights.arch!r}, not bert")
         self.w = weights
@@ -50,6 +54,7 @@ class Bert:
         self.n_head = weights.meta("attention.head_count")
         self.head_dim = weights.meta("embedding_length") // self.n_head
         self.eps = weights.meta("attention.layer_norm_epsilon")
+        self.kv_dtype = kv_dtype
 
     def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
         bias = self.w.get(f"{name}.bias")
@@ -66,6 +71,7 @@ class Bert:
             return self._linear(x, f"{block}.{name}").reshape(n, self.n_head, self.head_dim).transpose(1, 0, 2)
 
         q, k, v = heads("attn_q"), heads("attn_k"), heads("attn_v")
+        k, v = (kv.astype(self.kv_dtype).astype(np.float64) for kv in (k, v))
         scores = q @ k.transpose(0, 2, 1) / np.sqrt(self.head_dim)
         weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
         weights /= weights.sum(axis=-1, keepdims=True)

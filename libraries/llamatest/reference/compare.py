@@ -18,6 +18,7 @@ from llamatest.reference import tolerance
 from llamatest.reference.bert import Bert
 from llamatest.reference.llama import KvCache, Llama
 from llamatest.reference.pooling import log_probs, normalise, pool
+from llamatest.reference.vision import Projector
 from llamatest.reference.weights import load_weights
 
 SHOWN = 5  # mismatches listed in a failure; the rest are counted
@@ -65,6 +66,11 @@ def report(mismatches: Sequence[Mismatch | str], subject: str) -> str | None:
 def llama_model(path: str, loras: tuple[tuple[str, float], ...] = ()) -> Llama:
     """The llama reference of the file at `path` with the adapters (file, scale) merged in."""
     return Llama(load_weights(path), [(load_weights(p), scale) for p, scale in loras if scale])
+
+
+@lru_cache(maxsize=4)
+def projector(path: str) -> Projector:
+    return Projector(load_weights(path))
 
 
 @lru_cache(maxsize=8)

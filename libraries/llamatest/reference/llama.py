@@ -129,8 +129,11 @@ class Llama:
 
     def feed(self, cache: KvCache, tokens: Sequence[int]) -> Outputs:
         """Feeds `tokens` after what `cache` holds (at the next positions) and adds them to it."""
-        positions = np.arange(len(tokens)) + cache.next_position
-        x = self.w["token_embd.weight"][np.asarray(tokens, dtype=np.int64)]
+        return self.feed_vectors(cache, self.w["token_embd.weight"][np.asarray(tokens, dtype=np.int64)])
+
+    def feed_vectors(self, cache: KvCache, x: np.ndarray) -> Outputs:
+        """Feeds input embeddings (one row per position: an image's, from a projector) as `feed` feeds tokens."""
+        positions = np.arange(len(x)) + cache.next_position
         for index, layer in enumerate(self.layers):
             x = x + self._attention(layer, rms_norm(x, layer["attn_norm"], self.eps), cache, index, positions)
             h = rms_norm(x, layer["ffn_norm"], self.eps)
