@@ -8,6 +8,7 @@ import pytest
 
 from llamatest import media
 from llamatest.models import catalog
+from llamatest.models.modelfile import write_out
 from llamatest.reference import compare, tolerance
 from llamatest.reference.bert import Bert, gelu
 from llamatest.reference.llama import Llama
@@ -131,12 +132,7 @@ def hand_model(path):
                "blk.0.attn_output.weight": eye, "blk.0.ffn_gate.weight": np.array([[1, 0]], np.float32),
                "blk.0.ffn_up.weight": np.array([[0, 1]], np.float32),
                "blk.0.ffn_down.weight": np.array([[1], [0]], np.float32)}
-    for name, array in tensors.items():
-        writer.add_tensor(name, array)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
+    write_out(writer, tensors)
     return path
 
 

@@ -43,6 +43,16 @@ def gelu(x: np.ndarray) -> np.ndarray:
     return np.where(x <= -10.0, 0.0, np.where(x >= 10.0, x, y))
 
 
+def full_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, kv_dtype) -> np.ndarray:
+    """Attention of every position over every position, heads first (heads, tokens, head_dim); keys and values
+    rounded to `kv_dtype` first. Returns (tokens, heads * head_dim)."""
+    k, v = (kv.astype(kv_dtype).astype(np.float64) for kv in (k, v))
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights /= weights.sum(axis=-1, keepdims=True)
+    return (weights @ v).transpose(1, 0, 2).reshape(q.shape[1], -1)
+
+
 class Bert:
     """The forward pass of one BERT GGUF file."""
 
@@ -70,12 +80,7 @@ class Bert:
         def heads(name: str) -> np.ndarray:
             return self._linear(x, f"{block}.{name}").reshape(n, self.n_head, self.head_dim).transpose(1, 0, 2)
 
-        q, k, v = heads("attn_q"), heads("attn_k"), heads("attn_v")
-        k, v = (kv.astype(self.kv_dtype).astype(np.float64) for kv in (k, v))
-        scores = q @ k.transpose(0, 2, 1) / np.sqrt(self.head_dim)
-        weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
-        weights /= weights.sum(axis=-1, keepdims=True)
-        out = (weights @ v).transpose(1, 0, 2).reshape(n, self.n_head * self.head_dim)
+        out = full_attention(heads("attn_q"), heads("attn_k"), heads("attn_v"), self.kv_dtype)
         return self._linear(out, f"{block}.attn_output")
 
     def hidden(self, tokens: Sequence[int]) -> np.ndarray:

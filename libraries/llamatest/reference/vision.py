@@ -19,7 +19,7 @@ import numpy as np
 from PIL import Image
 
 from llamatest.models.vision import read_fields
-from llamatest.reference.bert import gelu, layer_norm
+from llamatest.reference.bert import full_attention, gelu, layer_norm
 from llamatest.reference.weights import Weights
 
 
@@ -49,12 +49,8 @@ class Projector:
         def heads(name: str) -> np.ndarray:
             return self._linear(x, f"{block}.{name}").reshape(n, self.n_head, head_dim).transpose(1, 0, 2)
 
-        q, k, v = heads("attn_q"), heads("attn_k"), heads("attn_v")
-        k, v = (kv.astype(self.kv_dtype).astype(np.float64) for kv in (k, v))
-        scores = q @ k.transpose(0, 2, 1) / np.sqrt(head_dim)
-        weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
-        weights /= weights.sum(axis=-1, keepdims=True)
-        return self._linear((weights @ v).transpose(1, 0, 2).reshape(n, -1), f"{block}.attn_out")
+        out = full_attention(heads("attn_q"), heads("attn_k"), heads("attn_v"), self.kv_dtype)
+        return self._linear(out, f"{block}.attn_out")
 
     def patches(self, pixels: np.ndarray) -> np.ndarray:
         """The normalised image (height, width, RGB bytes) cut into patches: (n_patches, 3 * patch * patch),
