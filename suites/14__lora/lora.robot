@@ -22,6 +22,8 @@ ${PROMPT}               hello world
 ${N}                    ${16}
 ${NOT_AN_ARRAY}         Request body must be an array
 ${LORA_NOT_AN_ARRAY}    Field 'lora': Error: 'lora' must be an array of objects with 'id' and 'scale' fields
+# One adapter object where the routes want an array of them.
+&{ONE_ADAPTER}          id=${0}    scale=${0.5}
 
 
 *** Test Cases ***
@@ -54,7 +56,7 @@ An Empty Posted List Disables Every Adapter
 
 Posted Body That Is Not An Array Is Rejected And Changes Nothing
     [Template]    Posted Body Should Be Rejected
-    ${{ {"id": 0, "scale": 0.5} }}
+    ${ONE_ADAPTER}
     adapters
     ${5}
 

@@ -80,7 +80,7 @@ def test_a_comprehension_is_found_in_inline_python_and_in_evaluate():
 # than simple arithmetic gets a keyword that says what it computes (in the library or resource of its concern), so a
 # suite reads as a specification. These counts are a ratchet: they may only go down. Lower them when you remove
 # expressions; never raise them (write the keyword instead).
-MAX_INLINE_EXPRESSIONS = 129
+MAX_INLINE_EXPRESSIONS = 128
 MAX_EVALUATE_CALLS = 39
 TEST_DATA = ("suites", "resources")
 
