@@ -123,3 +123,18 @@ def test_batch_busy_slots_per_decode_spans_the_first_and_last_samples():
         Timeline().busy_slots_per_decode(first, last)
     assert Timeline(metrics=[first]).batch_busy_slots_per_decode() is None
     assert Timeline().batch_busy_slots_per_decode() is None
+
+
+def test_in_order_dispatch_counts_an_ended_request_only_if_it_ended_before_the_sample():
+    """Request 3 may go once the server has 0, 1 and 2: a sample that counts 0 and 1 as processing does not
+    count 2, even if 0 has ended since (it was still processing when the sample was asked for)."""
+    from llamatest.concurrency.batch import _Watch, server_has_all_before
+
+    earlier = [_Watch(sent=0.0, ended=0.55), _Watch(sent=0.1), _Watch(sent=0.2)]
+    busy = MetricsSample(0.51, 0.5, {"requests_processing": 2, "requests_deferred": 0})
+    assert not server_has_all_before(Timeline(metrics=[busy]), earlier, 0.2)
+    after = MetricsSample(0.61, 0.6, {"requests_processing": 2, "requests_deferred": 0})  # 0 ended, 2 on its slot
+    assert server_has_all_before(Timeline(metrics=[busy, after]), earlier, 0.2)
+    queued = MetricsSample(0.31, 0.3, {"requests_processing": 2, "requests_deferred": 1})
+    assert server_has_all_before(Timeline(metrics=[queued]), earlier, 0.2)
+    assert not server_has_all_before(Timeline(metrics=[queued]), earlier, 0.35)  # asked before 2 was sent

@@ -102,6 +102,7 @@ class _Watch:
     hang_up_after: int | None = None  # events
     events: int = 0
     sent: float | None = None
+    ended: float | None = None  # when the client had the whole answer (or gave up on it)
     abandoned_at: float | None = None
     hang_up: asyncio.Event = field(default_factory=asyncio.Event)
     seen_busy: asyncio.Event | None = None  # with a sampler: set once a slot shows the request's task
@@ -262,6 +263,7 @@ class _BatchRun:
         try:
             await _dispatch_wait(i, self.watches, options, sampler, self.left())
         except TimeoutError:
+            watch.ended = self.clock()
             watch.finished.set()
             return StreamResult(url=self.urls[i], request_body=self.bodies[i], t0=time.perf_counter(),
                                 error=f"not sent: the batch deadline of {options.timeout} s passed first")
@@ -281,6 +283,7 @@ class _BatchRun:
         r = await stream_one(client, self.urls[i], self.bodies[i], options.headers, max(self.left(), 0.001))
         if watch.abandoned_at is not None:
             r.error = f"abandoned by the client after {watch.events} events (as planned)"
+        watch.ended = self.clock()
         watch.finished.set()
         watch.progressed.set()
         return r
@@ -305,10 +308,7 @@ async def _dispatch_wait(i: int, watches: list[_Watch], options: Options, sample
     sent_before, known = previous.sent, previous.tasks_before
 
     def accounted(tl: Timeline) -> bool:  # in_order: /metrics counts request i-1 as processing or queued
-        finished = sum(1 for w in watches[:i] if w.finished.is_set())
-        sample = tl.metrics_after(sent_before, lambda v: v.get("requests_processing", 0)
-                                  + v.get("requests_deferred", 0) + finished >= i)
-        return sample is not None
+        return server_has_all_before(tl, watches[:i], sent_before)
 
     def generating(tl: Timeline) -> bool:  # mid_generation: request i-1's task has decoded enough tokens
         return any(s.t_sent >= sent_before and any(
@@ -318,6 +318,18 @@ async def _dispatch_wait(i: int, watches: list[_Watch], options: Options, sample
     ready = accounted if options.dispatch == "in_order" else generating
     if not await sampler.wait_until(lambda tl: ready(tl) or previous.finished.is_set(), end - loop.time()):
         raise TimeoutError
+
+
+def server_has_all_before(tl: Timeline, earlier: list[_Watch], sent_before: float) -> bool:
+    """A /metrics sample asked for after ``sent_before`` counts every ``earlier`` request as processing, queued,
+    or ended. A request counts as ended only if it ended before the sample was asked for: one that ended after
+    may still be processing in that sample, and counting it twice would let the next request go before the
+    server had the last one (seen on a busy machine: the next request's task id then came first)."""
+    def ended(t: float) -> int:
+        return sum(1 for w in earlier if w.ended is not None and w.ended < t)
+
+    return any(m.t_sent >= sent_before and m.values.get("requests_processing", 0)
+               + m.values.get("requests_deferred", 0) + ended(m.t_sent) >= len(earlier) for m in tl.metrics)
 
 
 async def _hang_up_after(watch: _Watch, others: list[asyncio.Event]) -> None:
