@@ -79,7 +79,7 @@ class Plan:
     request_fields: dict[str, Any] = field(default_factory=dict)
     workers: int = 1
     ray_address: str | None = None
-    on_tick: Any = None  # engine.run_load's live progress callback (one process only, not Ray)
+    on_tick: Any = None  # pacing.run_load's live progress callback (one process only, not Ray)
 
     @property
     def request_params(self) -> dict[str, Any]:

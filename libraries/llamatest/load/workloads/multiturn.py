@@ -36,7 +36,7 @@ class Conversations:
 
 @dataclass(frozen=True)
 class SessionBodies(RequestBodies):
-    """The engine's ``body_for`` of ``Conversations``: ``turns(s)`` and ``turn_body(s, t)``; ``body_for(i)``
+    """The `RequestBodies` of ``Conversations``: ``turns(s)`` and ``turn_body(s, t)``; ``body_for(i)``
     itself (warmup requests) sends the first turn of conversations counted from the last one, under a tag
     no session uses."""
 
