@@ -118,6 +118,21 @@ def test_a_counter_that_disagrees_sets_counter_mismatch():
                                          "counted 6"}
 
 
+def test_the_counters_baseline_is_a_scrape_answered_before_the_first_request():
+    """A scrape sent before the first request but answered after it may already count that request's prompt
+    (seen once in ten runs: prompt_tokens_total one prompt short); the baseline is the last one answered before."""
+    run = counted_run(3, 6)
+    early = {"t": -0.01, "t_metrics": -0.005, "metrics": {"llamacpp:tokens_predicted_total": 10.0,
+                                                         "llamacpp:prompt_tokens_total": 0.0}}
+    raced = {"t": 0.1, "t_metrics": 0.25, "metrics": {"llamacpp:tokens_predicted_total": 10.0,
+                                                     "llamacpp:prompt_tokens_total": 7.0}}
+    run.telemetry = [early, raced, run.telemetry[1]]
+    rows = {r["counter"]: r["agree"] for r in answers.counter_agreement(run)["rows"]}
+    assert rows == {"tokens_predicted_total": True, "prompt_tokens_total": True}
+    run.telemetry = [raced, run.telemetry[2]]
+    assert answers.counter_agreement(run)["reason"] == "no /metrics scrape answered before the first request"
+
+
 def test_counters_are_not_judged_when_a_request_failed():
     run = counted_run(3, 6)
     run.requests[0].error = "timeout_stall"

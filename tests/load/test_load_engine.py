@@ -372,6 +372,7 @@ def test_watchers_record_loop_lag_cpu_and_server_telemetry(scripted):
     assert len(record.loop_lag) > 50 and all(lag >= 0 for _, lag in record.loop_lag)
     assert len(record.cpu) >= 1
     first = record.telemetry[0]
+    assert first["t"] <= first["t_metrics"] <= 0  # the counters' baseline, answered before the run's start
     assert first["metrics"]["llamacpp:n_decode_total"] == 42
     assert first["slots"] == [{"id": 0, "is_processing": True, "id_task": 7},
                               {"id": 1, "is_processing": False, "id_task": -1}]

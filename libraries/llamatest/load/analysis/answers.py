@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from llamatest import deadlines
-from llamatest.load.analysis.metrics import request_metrics, server_block
+from llamatest.load.analysis.metrics import answered, request_metrics, server_block
 from llamatest.load.analysis.validity import _flag
 from llamatest.load.engine.profiles import Profile
 from llamatest.load.engine.record import RequestRecord, RunRecord
@@ -107,9 +107,9 @@ def counter_agreement(run: RunRecord) -> dict[str, Any]:
                 "tokens the client did not count)", "rows": []}
     t_first = min(r.t_dispatched for r in sent)
     block = server_block(run, (t_first, 0.0))
-    first_t = min((s.get("t", 0.0) for s in run.telemetry if isinstance(s, dict)), default=None)
+    first_t = min((answered(s) for s in run.telemetry if isinstance(s, dict)), default=None)
     if first_t is None or first_t > t_first:
-        return {"judged": False, "reason": "no /metrics scrape before the first request", "rows": []}
+        return {"judged": False, "reason": "no /metrics scrape answered before the first request", "rows": []}
     per = [request_metrics(r) for r in sent]
     if any(m["n_out"] is None or m["n_in"] is None for m in per):
         return {"judged": False, "reason": "a request has no server token count (usage or timings)", "rows": []}

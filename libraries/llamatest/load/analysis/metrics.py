@@ -449,13 +449,20 @@ def _is_counter(name: str) -> bool:
     return name.partition("{")[0].endswith(_COUNTER_SUFFIX)
 
 
+def answered(sample: dict) -> float:
+    """When the sample's /metrics answer was read (its sending time in records made before that was kept): the
+    server's counters stood at some moment before it."""
+    return sample.get("t_metrics", sample.get("t", 0.0))
+
+
 def server_block(run: RunRecord, window: tuple[float, float]) -> dict[str, Any]:
-    """Counter deltas (baseline: last sample at or before the window start), gauge maxima, restarts."""
+    """Counter deltas (baseline: the last sample answered at or before the window start), gauge maxima,
+    restarts."""
     samples = sorted((s for s in run.telemetry if isinstance(s, dict)), key=lambda s: s.get("t", 0.0))
     out: dict[str, Any] = {"samples": len(samples)}
     if not samples:
         return out
-    values = [(s.get("t", 0.0), telemetry_values(s)) for s in samples]
+    values = [(answered(s), telemetry_values(s)) for s in samples]
     before = [v for t, v in values if t <= window[0]]
     base = before[-1] if before else values[0][1]
     last = values[-1][1]

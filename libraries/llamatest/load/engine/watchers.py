@@ -86,8 +86,11 @@ _SCRAPED = {"metrics": _metrics_sample, "slots": _slots_sample}  # endpoint (als
 
 async def scrape(session: aiohttp.ClientSession, target: Target, t: float, want: dict[str, bool]) -> dict:
     """One telemetry sample: ``{"t", "metrics": {series: value} | None, "slots": [...] | None}`` plus
-    ``"errors"`` when a scrape failed. An endpoint that answers 501/404 (not enabled) is not asked again."""
+    ``"errors"`` when a scrape failed, and ``"t_metrics"``, when the /metrics answer was read (on the run's clock,
+    like ``t``: the server's counters stood at some moment between the two). An endpoint that answers 501/404
+    (not enabled) is not asked again."""
     sample: dict[str, Any] = {"t": t, "metrics": None, "slots": None}
+    started = time.perf_counter()
     errors = []
     timeout = aiohttp.ClientTimeout(total=deadlines.deadline("telemetry"))
     for name, parse in _SCRAPED.items():
@@ -100,6 +103,7 @@ async def scrape(session: aiohttp.ClientSession, target: Target, t: float, want:
                 await resp.read()  # the whole body, whatever the status (the connection is reused)
                 if resp.status == 200:
                     sample[name] = await parse(resp)
+                    sample[f"t_{name}"] = t + (time.perf_counter() - started)
                 else:
                     errors.append(f"{path} {resp.status}")
                     if resp.status in (404, 501):  # not enabled: not asked again
