@@ -196,10 +196,7 @@ async def _run_load(target: Target, profile: Profile, body_for: RequestBodies, *
                                     auto_decompress=False, skip_auto_headers=("User-Agent",))
     scraper = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=2)) if telemetry else None
     try:
-        # The counters' baseline is read before the first request can be sent: a scrape sent beside it may be
-        # answered after the server counted that request's prompt (seen once in ten runs: one prompt short).
-        baseline_at = time.perf_counter()
-        baseline = await watchers.scrape(scraper, target, 0.0, {}) if scraper is not None else None
+        baseline = await watchers.baseline(scraper, target)
         if start_at_perf is not None:
             delay = start_at_perf - time.perf_counter()
             if delay > 0:
@@ -210,9 +207,7 @@ async def _run_load(target: Target, profile: Profile, body_for: RequestBodies, *
         run.rx = rx
         run.session = session
         record = RunRecord(profile=profile.as_dict(), target=target.as_dict(), t0_wall=t0_wall, t0_perf=t0_perf)
-        if baseline is not None:  # on the run's clock, before its start
-            record.telemetry.append({**baseline, **{k: baseline[k] + baseline_at - t0_perf
-                                                    for k in ("t", "t_metrics", "t_slots") if k in baseline}})
+        record.telemetry += watchers.on_run_clock(baseline, t0_perf)
         beside = [asyncio.create_task(watchers.lag_monitor(run, record.loop_lag)),
                   asyncio.create_task(watchers.cpu_monitor(run, record.cpu)),
                   asyncio.create_task(watchers.gc_freezer())]

@@ -115,6 +115,23 @@ async def scrape(session: aiohttp.ClientSession, target: Target, t: float, want:
     return sample
 
 
+async def baseline(session: aiohttp.ClientSession | None, target: Target) -> tuple[float, dict] | None:
+    """The counters' baseline, read before the first request can be sent: a scrape sent beside that request may
+    be answered after the server counted its prompt (seen once in ten runs: one prompt short). ``(when it was
+    sent on the perf_counter clock, the sample)``; None without telemetry."""
+    if session is None:
+        return None
+    return time.perf_counter(), await scrape(session, target, 0.0, {})
+
+
+def on_run_clock(taken: tuple[float, dict] | None, t0_perf: float) -> list[dict]:
+    """The `baseline` sample with its times on the run's clock (negative: before the start), in a list."""
+    if taken is None:
+        return []
+    at, sample = taken
+    return [{**sample, **{k: sample[k] + at - t0_perf for k in ("t", "t_metrics", "t_slots") if k in sample}}]
+
+
 async def telemetry(run: RunState, out: list[dict], session: aiohttp.ClientSession) -> None:
     want: dict[str, bool] = {}
     next_t = time.perf_counter()
