@@ -13,7 +13,7 @@ Test Tags           reference    completion    needs:generated-model
 
 
 *** Variables ***
-${PROMPT}       ${{ " the llama server" * 8 }}
+${PROMPT}       the llama server the llama server the llama server the llama server the llama server
 
 
 *** Test Cases ***

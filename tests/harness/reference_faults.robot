@@ -1,9 +1,11 @@
 *** Settings ***
 Documentation       A server made wrong on purpose: a proxy in front of real llama-servers (`tiny`, the generated
 ...                 reranker, the same reranker as a mean-pooled embedding model) alters the numbers of their JSON
-...                 answers: scaled by 1 %, clamped, rounded to two decimals, or taken from the next item of the
-...                 list (the wrong token, document or input). The reference checks of suites/28__reference must
-...                 fail on every route with each alteration, and pass through the proxy when it changes nothing.
+...                 answers: scaled (by 1 %, logprobs by 5 %), clamped, rounded (to two decimals, logprobs and
+...                 rerank scores to one), or taken from the next item of the list (the wrong token, document or
+...                 input): each beyond the tolerance of its number (docs/reference.md). The reference checks of
+...                 suites/28__reference must fail on every route with each alteration, and pass through the proxy
+...                 when it changes nothing.
 Library             AlteringProxyLibrary.py
 Resource            ../../resources/reference.resource
 Suite Setup         Start Servers And Proxies
@@ -25,14 +27,14 @@ ${MISMATCH}         *differs from the reference in*
 Completion Logprobs Pass Unaltered
     Completion Logprobs    none
 
-Completion Logprobs Scaled By One Percent Fail
-    Completion Logprobs    scale
+Completion Logprobs Scaled By Five Percent Fail
+    Completion Logprobs    scale    factor=${1.05}
 
 Clamped Completion Logprobs Fail
     Completion Logprobs    clamp    limit=${3}
 
-Completion Logprobs Rounded To Two Decimals Fail
-    Completion Logprobs    round
+Completion Logprobs Rounded To One Decimal Fail
+    Completion Logprobs    round    digits=${1}
 
 Completion Logprobs Of The Wrong Item Fail
     Completion Logprobs    shift
@@ -40,14 +42,14 @@ Completion Logprobs Of The Wrong Item Fail
 Chat Logprobs Pass Unaltered
     Chat Logprobs    none
 
-Chat Logprobs Scaled By One Percent Fail
-    Chat Logprobs    scale
+Chat Logprobs Scaled By Five Percent Fail
+    Chat Logprobs    scale    factor=${1.05}
 
 Clamped Chat Logprobs Fail
     Chat Logprobs    clamp    limit=${3}
 
-Chat Logprobs Rounded To Two Decimals Fail
-    Chat Logprobs    round
+Chat Logprobs Rounded To One Decimal Fail
+    Chat Logprobs    round    digits=${1}
 
 Chat Logprobs Of The Wrong Item Fail
     Chat Logprobs    shift
@@ -91,8 +93,8 @@ Jina Rerank Scores Scaled By One Percent Fail
 Clamped Jina Rerank Scores Fail
     Jina Rerank Scores    clamp    limit=${1}
 
-Jina Rerank Scores Rounded To Two Decimals Fail
-    Jina Rerank Scores    round
+Jina Rerank Scores Rounded To One Decimal Fail
+    Jina Rerank Scores    round    digits=${1}
 
 Jina Rerank Scores Of The Wrong Item Fail
     Jina Rerank Scores    shift
@@ -106,8 +108,8 @@ TEI Rerank Scores Scaled By One Percent Fail
 Clamped TEI Rerank Scores Fail
     TEI Rerank Scores    clamp    limit=${1}
 
-TEI Rerank Scores Rounded To Two Decimals Fail
-    TEI Rerank Scores    round
+TEI Rerank Scores Rounded To One Decimal Fail
+    TEI Rerank Scores    round    digits=${1}
 
 TEI Rerank Scores Of The Wrong Item Fail
     TEI Rerank Scores    shift

