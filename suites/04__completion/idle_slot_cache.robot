@@ -35,7 +35,7 @@ A Slot Emptied For Another Task Gets Its Prompt Back From The Prompt Cache
 Without Idle Slot Caching The Idle Slot Keeps Its Tokens
     ${first} =    Complete    ${STORY}    server=kept    n_predict=${N}    id_slot=${0}
     Complete    ${OTHER}    server=kept    n_predict=${N}    id_slot=${1}
-    Slot Should Hold Tokens    0    ${first}[timings][prompt_n] + ${N} - 1    server=kept
+    Slot Should Hold Tokens    0    ${{ $first["timings"]["prompt_n"] + $N - 1 }}    server=kept
 
 
 *** Keywords ***
@@ -46,7 +46,7 @@ Start Servers With And Without Idle Slot Caching
     Start Preset Server    tiny-2-slots    @{FLAGS}    --no-cache-idle-slots    alias=kept
 
 Slot Should Hold Tokens
-    [Documentation]    `GET /slots` reports `expected` (a number or a Python expression) as the `n_prompt_tokens`
+    [Documentation]    `GET /slots` reports `expected` (a number) as the `n_prompt_tokens`
     ...    of slot `id`: the tokens its KV cache holds, the prompt and all but the last generated token.
     [Arguments]    ${id}    ${expected: int}    ${server}=suite
     ${slots} =    GET On Session    ${server}    /slots    expected_status=200
