@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -143,6 +144,8 @@ def test_two_local_ray_workers_merge_exactly(server):
     assert [w["id"] for w in run.workers] == [0, 1]
     assert all(w["host"] and w["pid"] for w in run.workers)
     assert len({w["pid"] for w in run.workers}) == 2
+    assert all(Path(w["cwd"]).name.startswith("llamatest-ray-") for w in run.workers)  # never the checkout
+    assert not Path(run.workers[0]["cwd"]).exists()  # removed with the instance
     assert all(0 <= w["bound_s"] < 0.5 and abs(w["offset_s"]) < 0.5 for w in run.workers)
     assert run.workers[0]["seed"] != run.workers[1]["seed"]
     schedules = [sorted(r.t_scheduled for r in run.requests if r.worker == w) for w in (0, 1)]

@@ -22,6 +22,7 @@ starts.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -30,7 +31,7 @@ import tempfile
 import time
 from typing import Any
 
-from llamatest import deadlines, settings
+from llamatest import deadlines, settings, workdir
 from llamatest.load.engine.record import RequestRecord, RunRecord
 from llamatest.load.workloads.bodies import RequestBodies, prompt_hash
 
@@ -53,7 +54,7 @@ class LoadWorker:
         self.worker = worker
 
     async def hello(self) -> dict[str, Any]:
-        return {"host": socket.gethostname(), "pid": os.getpid()}
+        return {"host": socket.gethostname(), "pid": os.getpid(), "cwd": os.getcwd()}
 
     async def clock(self) -> float:
         return time.time()
@@ -106,13 +107,8 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
     shards = [profile.shard(i, workers) for i in range(workers)]
 
     local = _RayProcesses()
-    try:
-        ray, started_here = _start_ray(workers, address, runtime_env)
-    except DistributedError:
-        if address is None:  # a local start that failed half-way may have left its first processes
-            local.collect(None)
-            local.stop(grace_s=deadlines.deadline("ray_term"))
-        raise
+    folder = workdir.create("ray") if address is None else None  # a local instance's processes work there
+    ray, started_here = _started(workers, address, runtime_env, local, folder)
     if started_here:
         local.collect(_session_dir(ray))
     actors = []
@@ -135,13 +131,14 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
             local.collect(_session_dir(ray))  # the workers started since ray.init
             ray.shutdown()
             local.stop()
+        workdir.remove(folder)
 
     merged = merge_runs([r["record"] for r in results], offsets=[c[0] for c in clocks], t0_wall=start_wall,
                         t0_perf=driver_perf + (start_wall - driver_wall))
     merged.profile = profile.as_dict()
     for i, info in enumerate(merged.workers):
-        info.update(host=hellos[i]["host"], pid=hellos[i]["pid"], bound_s=clocks[i][1], late_s=results[i]["late_s"],
-                    seed=[shards[i].seed, i], profile=shards[i].describe())
+        info.update(**hellos[i], bound_s=clocks[i][1], late_s=results[i]["late_s"], seed=[shards[i].seed, i],
+                    profile=shards[i].describe())
     merged.meta.setdefault("distributed", {}).update(
         engine="ray", ray_version=ray.__version__, workers=workers, address=address or "local",
         clock_bound_s=max(c[1] for c in clocks))
@@ -149,6 +146,20 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
         merged.meta["distributed"].update(local_processes=len(local.processes), stopped_forcibly=local.forced,
                                           left_running=local.left)
     return merged
+
+
+def _started(workers: int, address: str | None, runtime_env: dict | None, local: _RayProcesses, folder):
+    """`_start_ray` in ``folder`` (the processes a local instance starts inherit it as their working folder: never
+    the checkout robot runs in); after a failed local start, what it left is stopped and the folder removed."""
+    try:
+        with contextlib.chdir(folder or "."):
+            return _start_ray(workers, address, runtime_env)
+    except DistributedError:
+        if address is None:  # a local start that failed half-way may have left its first processes
+            local.collect(None)
+            local.stop(grace_s=deadlines.deadline("ray_term"))
+        workdir.remove(folder)
+        raise
 
 
 def _kill_actors(ray, actors: list) -> None:
