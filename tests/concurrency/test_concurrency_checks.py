@@ -182,6 +182,21 @@ def test_metrics_checks():
         checks.slots_went_back_to_idle(batch(timeline=early))
 
 
+def test_slots_never_all_busy_are_not_judged_on_a_busy_machine(monkeypatch):
+    """Overlap needs the client to send each request while the others run; a starved client may not."""
+    tl = Timeline(slots=[slots(0.0, None, None), slots(0.3, 4, None)], end=0.31)
+    cores = {}
+    monkeypatch.setattr(checks.machine, "monitor", lambda: types.SimpleNamespace(
+        share_since=lambda start: machine.Share(cores=cores["n"], seconds=1.0, ours=0.5)))
+    cores["n"] = 0.0
+    with pytest.raises(AssertionError, match=r"^the slots were never all busy at once") as failure:
+        checks.all_slots_were_busy(batch(native("a"), native("b"), timeline=tl))
+    assert not isinstance(failure.value, NotJudged)
+    cores["n"] = 1.5
+    with pytest.raises(NotJudged, match=r"^not judged, the machine was busy: .*never all busy at once"):
+        checks.all_slots_were_busy(batch(native("a"), native("b"), timeline=tl))
+
+
 def test_busy_slots_seen_through_the_server_counters():
     def counters(t, average, decodes):
         return MetricsSample(t, t - 0.001, {"n_busy_slots_per_decode": average, "n_decode_total": decodes})

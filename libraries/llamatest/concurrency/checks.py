@@ -302,7 +302,10 @@ def all_slots_were_busy(batch: Batch) -> None:
     if average is not None and average > n - 1:
         return
     counters = "no /metrics" if average is None else f"/metrics: {average:.3f} busy slots per decode on average"
-    raise AssertionError(f"the slots were never all busy at once: {tl.summary()}; {counters}")
+    # Overlap depends on the client sending every request while the others still run: beside CPU hogs a starved
+    # client sent the second of two short requests only after the first had ended (flake count, --processes 2).
+    raise machine.judge_timing(f"the slots were never all busy at once: {tl.summary()}; {counters}",
+                               _batch_start(batch))
 
 
 def slots_became_idle(idle: bool, tl: Timeline, timeout: float) -> None:
@@ -568,5 +571,5 @@ def requests_overlapped(batch: Batch, earlier: int, later: int) -> None:
         if average is not None and average > 1:
             return
     counters = "" if average is None else f"; /metrics: {average:.3f} busy slots per decode meanwhile"
-    raise AssertionError(f"request {later} never ran while request {earlier} did: no slot sample shows both "
-                         f"busy ({tl.summary()}){counters}")
+    raise machine.judge_timing(f"request {later} never ran while request {earlier} did: no slot sample shows "
+                               f"both busy ({tl.summary()}){counters}", _batch_start(batch))  # see all_slots_were_busy
