@@ -109,7 +109,9 @@ def traced_run(root: Path, url: str, script: list) -> Tracer:
         from llamatest.load.pipeline import Dataset
 
     out = Path(tempfile.mkdtemp(prefix="llamatest-load-walk-"))
-    os.environ["LLAMATEST_LOAD_HISTORY"] = str(out / "history")
+    from llamatest import settings
+
+    os.environ[settings.ENV_LOAD_HISTORY] = str(out / "history")
     LoadLibrary._results = lambda: out
     library = LoadLibrary.LoadLibrary()
     dataset = Dataset("walk", ("one prompt",))
