@@ -14,9 +14,9 @@ Test Tags           example
 *** Variables ***
 ${BASE_URL}             %{LLAMA_SERVER_URL=http://127.0.0.1:8080}
 ${API_KEY: Secret}      %{LLAMATEST_API_KEY=}
-${PROMPT_TOKENS}        ${128}
-${ANSWER_TOKENS}        ${32}
-${REQUESTS}             ${20}
+${PROMPT_TOKENS}        ${64}
+${ANSWER_TOKENS}        ${16}
+${REQUESTS}             ${10}
 ${USERS}                ${2}
 ${TTFT_TARGET_MS}       ${2000}
 ${E2E_TARGET_MS}        ${8000}

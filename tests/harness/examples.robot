@@ -2,7 +2,9 @@
 Documentation       The three suites of examples/ run as a QA engineer runs them: against a llama-server started
 ...                 apart (SmolLM2 with an API key, two slots, `--no-slots` and one CORS origin, the server
 ...                 `api_contract.robot` was written for), as a child robot run given only `BASE_URL` and
-...                 `$LLAMATEST_API_KEY`, exactly as examples/README.md says. Every one of their tests must pass.
+...                 `$LLAMATEST_API_KEY`, exactly as examples/README.md says. Every one of their tests must pass (or be
+...                 not judged).
+Library             Collections
 Library             Process
 Library             XML
 Resource            ../../resources/server.resource
@@ -47,9 +49,11 @@ Run The Examples Against
     Log    ${result.stdout}
 
 Every Test Of The Child Run Should Have Passed
-    [Documentation]    The child run's `output.xml` counts no failed and no skipped test, and some that passed.
+    [Documentation]    The child run's `output.xml` counts no failed test and some that passed; a skip is allowed only
+    ...    as `not judged` (a latency target missed while other processes kept the machine busy, see docs/verdicts.md).
     [Arguments]    ${output_xml}
     ${total} =    Get Element    ${output_xml}    statistics/total/stat
     Element Attribute Should Be    ${total}    fail    0
-    Element Attribute Should Be    ${total}    skip    0
     Element Attribute Should Match    ${total}    pass    [1-9]*
+    ${skips} =    Get Elements Texts    ${output_xml}    .//test/status[@status='SKIP']
+    Should Not Contain Match    ${skips}    regexp=^(?!not judged)
