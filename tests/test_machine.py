@@ -115,3 +115,31 @@ def test_a_timeout_stays_a_failure_below_the_busy_threshold(tmp_path):
     test = _run_timed_out_suite(tmp_path, LLAMATEST_BUSY_CORES="64")  # no machine is that busy
     assert test.status == "FAIL"
     assert test.message == "Test timeout 1 second exceeded."
+
+
+def test_share_since_reads_a_copy_while_the_sampler_appends():
+    """The sampler thread appends while a wait asks for the share: iterating the deque itself failed once with
+    "deque mutated during iteration" (in a server's teardown)."""
+    import threading
+
+    monitor = machine.Monitor()
+    monitor.stop()
+    monitor.samples.extend(Sample(t=i * 1e-3, busy=0.0, ours=0.0) for i in range(monitor.samples.maxlen))
+    done = threading.Event()
+
+    def append_fast():
+        while not done.is_set():
+            monitor.samples.append(Sample(t=time.monotonic(), busy=0.0, ours=0.0))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns often, so the writer runs while the reader iterates
+    writer = threading.Thread(target=append_fast)
+    writer.start()
+    try:
+        ends = time.monotonic() + 1.0
+        while time.monotonic() < ends:
+            monitor.share_since(time.monotonic())
+    finally:
+        done.set()
+        writer.join()
+        sys.setswitchinterval(interval)

@@ -129,8 +129,11 @@ class Monitor:
     def share_since(self, start: float) -> Share:
         """Other processes' share from the last sample at or before ``start`` (monotonic) until now."""
         now = sample(self._root)
-        earlier = [s for s in self.samples if s.t <= start]
-        first = earlier[-1] if earlier else self.samples[0]
+        # A copy first: the sampler thread appends meanwhile, and iterating the deque itself then failed with
+        # "deque mutated during iteration" (seen once, in a server's teardown; list() copies without a switch).
+        samples = list(self.samples)
+        earlier = [s for s in samples if s.t <= start]
+        first = earlier[-1] if earlier else samples[0]
         return share_between(first, now)
 
     def share_last(self, seconds: float) -> Share:
