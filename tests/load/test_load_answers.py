@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from llamatest.load.analysis import answers
+import pytest
+
+from llamatest.load.analysis import answers, judge
 from llamatest.load.engine.classify import generated_text
 from llamatest.load.engine.client import Target
 from llamatest.load.engine.pacing import run_load_sync
 from llamatest.load.engine.profiles import Profile
 from llamatest.load.engine.record import LoadEvent, RequestRecord, RunRecord
+from llamatest.models import catalog
+from llamatest.models.tiny import SPACE, build_vocab
+from llamatest.reference.llama import Llama
+from llamatest.reference.weights import load_weights
 from tests.fixtures.scripted_server import DONE, chat, native, text, usage
+from tests.load.test_load_pipeline import put_props
+from tests.reference.test_reference import PROMPT
 
 
 def script_answering(*pieces: str, n_prompt: int = 5) -> dict:
@@ -152,3 +160,47 @@ def test_routes_without_done_are_only_checked_for_utf8():
         r.route = route
         r.events = [LoadEvent(0.05, "content", n_chars=1), LoadEvent(0.06, "finish", finish_reason="stop")]
     assert answers.stream_problems(run) == []
+
+
+@pytest.fixture
+def tiny_served(scripted, tmp_path, monkeypatch):
+    """The scripted server's /props names a generated tiny file (the models in a cache of this test's own);
+    /tokenize, /detokenize and /apply-template answer from the tiny vocabulary (the scripted server has none)."""
+    monkeypatch.setenv("LLAMATEST_CACHE", str(tmp_path / "cache"))
+    path = str(catalog.resolve_model("tiny"))
+    pieces = [p.replace(SPACE, " ") for p in build_vocab()[0]]
+    replies = {"/tokenize": lambda body: {"tokens": PROMPT},
+               "/apply-template": lambda body: {"prompt": "<|im_start|>user\nhello<|im_end|>\n"},
+               "/detokenize": lambda body: {"content": "".join(pieces[t] for t in body["tokens"])}}
+    monkeypatch.setattr(judge, "_post", lambda target, route, body: replies[route](body))
+    put_props(scripted.url, {"model_path": path})
+    yield [pieces[t] for t in Llama(load_weights(path)).greedy(PROMPT, 8)]
+    put_props(scripted.url, {"model_path": ""})
+
+
+def test_the_reference_says_which_side_of_a_changed_answer_is_right(scripted, tiny_served):
+    wrong = [*tiny_served[:3], "#" if tiny_served[3] != "#" else "%", *tiny_served[4:]]
+    run = measured_run(["".join(wrong)])
+    body = {**script_answering(*tiny_served), "messages": [{"role": "user", "content": "hello"}]}
+    result = answers.answer_check(Target(scripted.url), run, lambda i: body, 1)
+    assert result["judge_skipped"] is None and len(result["changed"]) == 1
+    entry = result["changed"][0]["judge"]
+    assert entry["matches"] == "alone" and entry["under_load_differs_at"] == 3 and entry["alone_differs_at"] is None
+    assert entry["tokens"] == 8 and entry["reference"] == "".join(tiny_served)
+    detail = answers.assess(run, result)[1]["answer_changed_under_load"]["detail"]
+    assert detail.endswith("the reference: request 0: the answer under load was wrong (departs from the "
+                           "reference at token 3)")
+
+
+def test_both_sides_wrong_and_a_model_not_ours(scripted, tiny_served):
+    body = {**script_answering("x", "y"), "messages": [{"role": "user", "content": "hello"}]}
+    run = measured_run(["".join(tiny_served[:5]) + "z"])
+    run.requests[0].n_requested = 8  # the longer answer (no usage in this record): the chain's length
+    result = answers.answer_check(Target(scripted.url), run, lambda i: body, 1)
+    entry = result["changed"][0]["judge"]
+    assert (entry["matches"], entry["under_load_differs_at"], entry["alone_differs_at"]) == ("neither", 5, 0)
+    put_props(scripted.url, {"model_path": ""})
+    result = answers.answer_check(Target(scripted.url), measured_run(["a"]), lambda i: script_answering("b"), 1)
+    assert "judge" not in result["changed"][0]
+    assert result["judge_skipped"].startswith("the reference judges only a model the project generates: its "
+                                              "model_path (none) is not a file here")

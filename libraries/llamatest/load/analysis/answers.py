@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from llamatest import deadlines
+from llamatest.load.analysis import judge
 from llamatest.load.analysis.metrics import answered, request_metrics, server_block
 from llamatest.load.analysis.validity import _flag
 from llamatest.load.engine.profiles import Profile
@@ -50,8 +51,10 @@ def not_greedy(body: dict[str, Any]) -> str | None:
 def answer_check(target, run: RunRecord, body_for: Callable[[int], dict], k: int, *, seed: int = 0) -> dict:
     """Sends ``k`` sampled requests of ``run`` again, alone, and compares the texts.
 
-    Returns ``{"checked": n, "changed": [{"index", "request_id", "under_load", "alone"}], "errors": [...],
-    "skipped": reason or None}``: ``errors`` lists the replays that failed (no text to compare).
+    Returns ``{"checked": n, "changed": [{"index", "request_id", "under_load", "alone", "judge"}], "errors": [...],
+    "skipped": reason or None, "judge_skipped": reason or None}``: ``errors`` lists the replays that failed (no
+    text to compare); ``judge`` (`judge.judge`) says which side is the reference's argmax chain, when the model
+    is one the project generates (else ``judge_skipped`` says why no change was judged).
     """
     from llamatest.load.engine.pacing import run_load_sync  # the engine pulls aiohttp: only when a check runs
 
@@ -68,6 +71,7 @@ def answer_check(target, run: RunRecord, body_for: Callable[[int], dict], k: int
                       drain_timeout_s=0)
     alone = run_load_sync(replace(target, keep_text=True), profile, lambda j: body_for(chosen[j].index),
                           telemetry=False)
+    cases = []
     for original, again in zip(chosen, alone.requests, strict=False):
         if not again.ok or again.text is None:
             out["errors"].append(f"request {original.index}: the replay failed ({again.error}: "
@@ -77,7 +81,17 @@ def answer_check(target, run: RunRecord, body_for: Callable[[int], dict], k: int
         if again.text != original.text:
             out["changed"].append({"index": original.index, "request_id": original.request_id,
                                    "under_load": original.text[:TEXT_CHARS], "alone": again.text[:TEXT_CHARS]})
+            cases.append((body_for(original.index), original.text, again.text, _n_tokens(original, again)))
+    out["judge_skipped"], entries = judge.judge_changes(target, cases)
+    for change, entry in zip(out["changed"], entries, strict=False):
+        change["judge"] = entry
     return out
+
+
+def _n_tokens(*records: RequestRecord) -> int | None:
+    """The tokens of the longer answer (the server's count; else what was asked for)."""
+    counts = [request_metrics(r)["n_out"] or r.n_requested for r in records]
+    return max((c for c in counts if c), default=None)
 
 
 def stream_problems(run: RunRecord) -> list[str]:
@@ -139,9 +153,7 @@ def assess(run: RunRecord, check: dict | None = None) -> tuple[dict[str, Any], d
     counter_rows = [f"{r['counter']} moved by {r['server']:g}, the client counted {r['client']:g}"
                     for r in counters["rows"] if not r["agree"]]
     flags = {
-        "answer_changed_under_load": _flag(bool(changed), (
-            f"{len(changed)} of {check['checked']} answers differ when sent again alone: requests "
-            + ", ".join(str(c["index"]) for c in changed[:10])) if changed else _checked(check)),
+        "answer_changed_under_load": _flag(bool(changed), _changed(check) if changed else _checked(check)),
         "invalid_stream": _flag(bool(problems), "; ".join(problems[:5]) + (" …" if len(problems) > 5 else "")
                                 if problems else "every successful answer was a valid stream"),
         "counter_mismatch": _flag(bool(counter_rows), "; ".join(counter_rows) if counter_rows else (
@@ -149,6 +161,16 @@ def assess(run: RunRecord, check: dict | None = None) -> tuple[dict[str, Any], d
             else f"not judged: {counters['reason']}")),
     }
     return block, flags
+
+
+def _changed(check: dict) -> str:
+    """The flag's detail: the changed requests, each with the reference's verdict when it judged them."""
+    changed = check["changed"]
+    said = [f"request {c['index']}: {judge.verdict(c['judge'])}" for c in changed[:10] if "judge" in c]
+    why = check.get("judge_skipped")
+    judged = f"; the reference: {'; '.join(said)}" if said else f"; not judged by the reference: {why}" if why else ""
+    return (f"{len(changed)} of {check['checked']} answers differ when sent again alone: requests "
+            + ", ".join(str(c["index"]) for c in changed[:10]) + judged)
 
 
 def _checked(check: dict | None) -> str:
