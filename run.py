@@ -33,7 +33,7 @@ RESULTS = settings.RESULTS
 ROBOT_ARGS = ROOT / "robot.args"  # what every run needs; plain robot reads it too
 SELECTION_ARGS = ROOT / "selection.args"  # the default selection: run.py adds it, plain robot when asked
 SUITES = ROOT / "suites"
-SUITE_TIMES = RESULTS / "suite-times.json"  # every suite file's last measured time: the --processes split
+SUITE_TIMES = "suite-times.json"  # in RESULTS: every suite file's last measured time, for the --processes split
 HARNESS = ROOT / "tests" / "harness"
 ROOT_RELATIVE_OPTIONS = ("outputdir", "pythonpath")  # path options in robot.args, relative to ROOT
 DEFAULT_TIMEOUT = 2400
@@ -297,7 +297,7 @@ def split_by_time(processes: int, robot_args: list[str]) -> list[str]:
     figures yet or the run names its own suite paths (the names would not match)."""
     from llamatest.report import durations
 
-    known = durations.load(SUITE_TIMES)
+    known = durations.load(RESULTS / SUITE_TIMES)
     if known is None or not known.files or robot_args[-1:] != [str(SUITES)]:
         return ["--chunk"]
     ordering = RESULTS / "pabot-ordering.txt"
@@ -751,7 +751,7 @@ def report_durations(runs: list[RobotRun], passthrough: list[str]) -> None:
         say(line)
     durations.write(found, output.parent)
     if found.files:
-        durations.remember(found, SUITE_TIMES)
+        durations.remember(found, RESULTS / SUITE_TIMES)
 
 
 # ----- bug reports (a run that includes bug tests) -----

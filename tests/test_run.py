@@ -466,12 +466,11 @@ def test_processes_split_by_the_times_of_earlier_runs(monkeypatch, tmp_path):
     from llamatest.report import durations
 
     monkeypatch.setattr(run, "RESULTS", tmp_path)
-    monkeypatch.setattr(run, "SUITE_TIMES", tmp_path / "suite-times.json")
     parallel, _ = run.parallel_runs(run.suites_run([], DESCRIPTION), 2)
     assert "--chunk" in parallel.cmd and "--ordering" not in parallel.cmd  # no figures yet: split by count
     durations.remember(durations.Durations(files={"a.robot": 9.0, "b.robot": 5.0, "c.robot": 4.0},
                                            names={"a.robot": "Suites.A", "b.robot": "Suites.B", "c.robot": "Suites.C"}),
-                       run.SUITE_TIMES)
+                       tmp_path / run.SUITE_TIMES)
     parallel, _ = run.parallel_runs(run.suites_run([], DESCRIPTION), 2)
     ordering = Path(parallel.cmd[parallel.cmd.index("--ordering") + 1])
     assert "--chunk" not in parallel.cmd
