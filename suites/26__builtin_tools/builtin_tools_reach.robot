@@ -100,6 +100,8 @@ A Container Id That Looks Like An Option Is Refused
 A Foreign Origin Gets No CORS Permission For Tools
     [Documentation]    `--help` of `--tools`: "for security reasons, this will limit --cors-origins to localhost by
     ...    default". A page of another origin gets no `Access-Control-Allow-Origin`; a localhost page does.
+    ...    Build 9905's `--help` has neither that sentence nor `--cors-origins` (it echoes every origin).
+    [Tags]    build-specific    builds:11434-
     ${foreign} =    Preflight From    ${FOREIGN_ORIGIN}    /tools
     Header Should Be Absent    ${foreign}    Access-Control-Allow-Origin
     ${local} =    Preflight From    ${LOCAL_ORIGIN}    /tools
