@@ -565,7 +565,7 @@ def tally(run: RobotRun) -> tuple[int, int, int] | None:
     if output is None:
         return None
     try:
-        stats = ExecutionResult(str(output)).statistics.total
+        stats = ExecutionResult(str(output), include_keywords=False).statistics.total  # counts only: 5x faster
     except DataError as err:
         if not (run.returncode and run.returncode < 0):  # a killed robot's output is cut short: no news
             say(f"{output} is unreadable: {err}")

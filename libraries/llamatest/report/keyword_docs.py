@@ -1,14 +1,19 @@
 """Keyword documentation for every run: Libdoc HTML of each library and resource, and an index page.
 
-Written in-process by every ``run.py`` (a second or two), so the docs a newcomer reads always match the
-code of the run they look at; ``--selftest`` fails when one of them cannot be documented.
+Written in-process by every ``run.py``, so the docs a newcomer reads always match the code of the run they look
+at; ``--selftest`` fails when one of them cannot be documented. Writing them takes 3 to 5 seconds on 2 cores, so a
+run whose libraries, resources and Robot version are those of the docs already there keeps them (``FINGERPRINT``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
-from dataclasses import dataclass
+import json
+from dataclasses import asdict, dataclass
 from pathlib import Path
+
+FINGERPRINT = "sources.json"  # in the docs folder: what the pages were written from, and their summaries
 
 
 @dataclass(frozen=True)
@@ -23,11 +28,48 @@ def sources(root: Path) -> list[Path]:
     return [*sorted((root / "libraries").glob("*Library.py")), *sorted((root / "resources").glob("*.resource"))]
 
 
+def fingerprint(root: Path) -> str:
+    """What the docs depend on: every Python file under libraries/ (keywords come from the llamatest package too),
+    every resource, and Robot's version; by path, size and modification time."""
+    from robot.version import VERSION
+
+    files = [*sorted((root / "libraries").rglob("*.py")), *sorted((root / "resources").rglob("*.resource"))]
+    digest = hashlib.sha256(VERSION.encode())
+    for path in files:
+        stat = path.stat()
+        digest.update(f"{path.relative_to(root)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
 def write_all(root: Path, out_dir: Path) -> list[DocResult]:
-    """Libdoc HTML for each library and resource into ``out_dir``, then ``index.html`` linking them."""
+    """Libdoc HTML for each library and resource into ``out_dir``, then ``index.html`` linking them; the pages
+    already there when nothing they depend on changed."""
+    current = fingerprint(root)
+    kept = _kept(out_dir, current)
+    if kept is not None:
+        return kept
+    results = _written(root, out_dir)
+    (out_dir / FINGERPRINT).write_text(json.dumps({"fingerprint": current, "results": [
+        {**asdict(r), "source": str(r.source), "page": str(r.page)} for r in results]}), encoding="utf-8")
+    return results
+
+
+def _kept(out_dir: Path, current: str) -> list[DocResult] | None:
+    """The results of the docs in ``out_dir`` when they were written from ``current`` and every page is there."""
+    try:
+        data = json.loads((out_dir / FINGERPRINT).read_text(encoding="utf-8"))
+        results = [DocResult(Path(r["source"]), Path(r["page"]), r["summary"], r["ok"]) for r in data["results"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    pages_there = (out_dir / "index.html").is_file() and all(r.page.is_file() for r in results if r.ok)
+    return results if data.get("fingerprint") == current and pages_there else None
+
+
+def _written(root: Path, out_dir: Path) -> list[DocResult]:
     from robot.libdocpkg import LibraryDocumentation
 
     out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / FINGERPRINT).unlink(missing_ok=True)  # a run stopped half-way leaves no stale fingerprint
     results = []
     for source in sources(root):
         page = out_dir / f"{source.stem}.html"
