@@ -82,3 +82,11 @@ def test_pabot_ordering_groups_the_suites_without_their_serial_time():
                                 serial={"x.robot": 9.0})
     text = durations.pabot_ordering(found, 2)
     assert text == "{\n--suite S.Y\n}\n{\n--suite S.Z\n--suite S.X\n}\n"
+
+
+def test_remember_keeps_no_suite_file_from_outside_the_checkout(tmp_path):
+    path = tmp_path / "suite-times.json"
+    durations.remember(durations.Durations(files={"suites/a.robot": 2.0, "/tmp/x/mine.robot": 1.0},
+                                           names={"suites/a.robot": "A", "/tmp/x/mine.robot": "Mine"}), path)
+    kept = durations.load(path)
+    assert kept.files == {"suites/a.robot": 2.0} and kept.names == {"suites/a.robot": "A"}

@@ -94,10 +94,11 @@ def load(path: Path) -> Durations | None:
 
 def remember(found: Durations, path: Path) -> None:
     """Adds this run's suite-file figures to the ones ``path`` keeps from earlier runs (a run of one suite file
-    must not forget the others); the newest figure of a file wins."""
+    must not forget the others); the newest figure of a file wins. Suite files outside the checkout (absolute
+    paths: a user's own suite, a pytest's temporary one) are not kept: ``--processes`` splits only the project's."""
     kept = load(path) or Durations()
     for name in ("files", "names", "serial"):
-        getattr(kept, name).update(getattr(found, name))
+        getattr(kept, name).update({k: v for k, v in getattr(found, name).items() if not Path(k).is_absolute()})
     for key in found.files:  # a file whose serial tests are gone must not keep their time
         if key not in found.serial:
             kept.serial.pop(key, None)
