@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from robot.api import logger
@@ -9,6 +10,7 @@ from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
 from llamatest import deadlines, settings
+from llamatest.load.analysis import noise as _noise
 from llamatest.load.analysis import soak
 from llamatest.load.analysis import verdicts as _verdicts
 from llamatest.load.analysis.compare import compare as _compare
@@ -27,7 +29,9 @@ from llamatest.load.pipeline import (
 )
 from llamatest.load.workloads import datasets
 from llamatest.load.workloads.datasets import Dataset
+from llamatest.load.workloads.noise import NoiseSpec
 from llamatest.report.load import comparison_table, load_run_html, sweep_html
+from llamatest.report.noise import noise_html
 from robot_glue import output_dir, robot_variable, server_headers
 from robot_glue import server_base_url as _base_url
 
@@ -188,7 +192,7 @@ class LoadLibrary:
                          max_in_flight: int | None = None, seed: int = 0, baseline: str | None = None,
                          save_baseline: str | None = None, history: bool = True, repeats: int = 1,
                          restart: str | None = None, check_answers: int = 0, sample_server: bool = False,
-                         **options) -> LoadRun:
+                         noise: str | None = None, **options) -> LoadRun:
         """Runs one profile (see `Profiles`) with ``dataset`` and returns the run for the assertions.
 
         ``baseline`` names a saved baseline to compare with; ``save_baseline`` saves this run as one (as
@@ -201,19 +205,24 @@ class LoadLibrary:
         restarts the server); verdicts then use the spread between trials (see `Repeated trials`).
         ``check_answers=${K}`` sends K sampled requests again alone afterwards (see `Answers Should Not Change
         Under Load`). ``sample_server=${True}`` samples the server process's RSS, open files and threads (see
-        `Server Resources Should Not Grow`).
+        `Server Resources Should Not Grow`). ``noise=rate=2 max=30`` sends hostile requests beside the profile (see
+        `Noise Should Have Got Its Documented Answers`).
         """
         profile = Profile(kind=kind, users=users, rate=rate, arrival=arrival, burstiness=burstiness,
                           ramp=_ramp(ramp), duration_s=duration, max_requests=max_requests, warmup_s=warmup,
                           warmup_requests=warmup_requests, think_time_s=think_time, drain_timeout_s=drain_timeout,
                           max_in_flight=max_in_flight, seed=seed)
         plan = _plan(dataset, keep_text=int(check_answers) > 0, **options)
+        if noise:
+            plan = replace(plan, noise=NoiseSpec.parse(noise, float(warmup) + float(duration)))
         checks = Checks(repeats=int(repeats), restart=(lambda: BuiltIn().run_keyword(restart)) if restart else None,
                         restart_label=restart, answers=int(check_answers), answer_seed=seed,
                         server_pid=_server_pid(plan.target.base_url) if _bool(sample_server) else None)
         load_run = execute(plan, profile, outdir=_results() / "load" / plan.name,
                            history_root=_history(), baseline=baseline, save_history=history, checks=checks)
         logger.info(load_run_html(load_run), html=True)
+        if "noise" in load_run.summary:
+            logger.info(noise_html(load_run.name, load_run.summary["noise"]), html=True)
         if save_baseline:
             self.save_load_baseline(load_run, save_baseline)
         return load_run
@@ -348,6 +357,18 @@ class LoadLibrary:
         run's ``answer_changed_under_load`` flag alone fails nothing."""
         checked = _verdicts.answers_unchanged(load_run.summary, load_run.name)
         logger.info(f"{checked} answers sent again alone were the same as under load")
+
+    @keyword("Noise Should Have Got Its Documented Answers")
+    def noise_should_have_got_its_documented_answers(self, load_run: LoadRun) -> None:
+        """Every hostile request sent beside the run (``noise=…``) got its documented answer: 401
+        ``authentication_error`` for a wrong or missing key, 400 ``invalid_request_error`` for malformed JSON, 400
+        ``exceed_context_size_error`` for a prompt over the context, 413 for a body over 100 MiB, no answer before the
+        client gives up for headers sent a byte a second, 200 and the first token for a stream the client drops, 200
+        for an image URL on the sink and 500 ``server_error`` for a missing one. ``GET /health`` answered 200
+        afterwards, and the sink counted one fetch per media request. Kinds the server cannot be sent (no key, no
+        projector) are skipped and said in the log."""
+        block = _noise.noise_as_documented(load_run.summary, load_run.name)
+        logger.info("\n".join(_noise.lines(block)))
 
     @keyword("Server Token Counters Should Agree With The Client")
     def server_token_counters_should_agree_with_the_client(self, load_run: LoadRun) -> None:

@@ -6,8 +6,9 @@
 
 Each run writes what the keywords write (``summary.json``, ``requests.jsonl``, ``summary.csv``, the charts) into
 ``--output`` and keeps the run in the load history, so the next run of the same configuration is compared with
-it. Exit codes: 0 done; 1 an SLO given with ``--slo`` was missed, a server-correctness flag was set, or
-``compare`` found a regression; 2 bad input (one line naming the problem and the fix).
+it. Exit codes: 0 done; 1 an SLO given with ``--slo`` was missed, a server-correctness flag was set, the
+``--noise`` beside the run was not answered as documented, or ``compare`` found a regression; 2 bad input (one
+line naming the problem and the fix).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import importlib
 import os
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ import psutil
 import requests
 
 from llamatest import deadlines, settings
+from llamatest.load.analysis import noise as _noise
 from llamatest.load.analysis import soak, sweep, validity
 from llamatest.load.analysis import trials as _trials
 from llamatest.load.engine.client import Target
@@ -34,6 +37,8 @@ from llamatest.load.output.textreport import comparison_lines, run_lines, sweep_
 from llamatest.load.pipeline import Checks, Plan, execute, execute_sweep
 from llamatest.load.workloads import datasets
 from llamatest.load.workloads.datasets import Dataset
+from llamatest.load.workloads.noise import KINDS as NOISE_KINDS
+from llamatest.load.workloads.noise import NoiseSpec
 
 API_KEY_ENV = settings.ENV_API_KEY
 EXIT_OK, EXIT_MISSED, EXIT_USAGE = 0, 1, 2
@@ -66,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "listening on --url's port)")
     run.add_argument("--slo", action="append", default=[], metavar="NAME=VALUE",
                      help="a limit, e.g. ttft_p95_ms=500 or error_rate_max=0 (repeatable); missed: exit 1")
+    run.add_argument("--noise", metavar="SPEC", help="hostile requests beside the profile, e.g. 'rate=2 max=30' "
+                     f"(also kinds=a,b and slowloris=SECONDS; kinds: {', '.join(NOISE_KINDS)}); not answered as "
+                     "documented: exit 1")
     sw = sub.add_parser("sweep", help="synchronous, maximum throughput, then rates between")
     _target_options(sw)
     sw.add_argument("--points", type=int, default=4, help="rates between (default 4)")
@@ -188,6 +196,14 @@ def profile_of(args: argparse.Namespace) -> Profile:
         raise UsageError(f"--{flag}: {exc}") from None
 
 
+def noise_of(text: str, profile: Profile) -> NoiseSpec:
+    """``--noise`` as a spec bounded by the profile's time (its warm-up and measured seconds)."""
+    try:
+        return NoiseSpec.parse(text, profile.warmup_s + profile.duration_s)
+    except ValueError as exc:
+        raise UsageError(f"--noise {text!r}: {exc}") from None
+
+
 def slo_of(pairs: list[str]) -> dict[str, float]:
     slo = {}
     for pair in pairs:
@@ -236,6 +252,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     dataset = dataset_of(args, target)
     progress = ProgressLine(label=f"{profile.describe()}: ")
     plan = _plan(args, target, dataset, profile.kind, on_tick=progress)
+    if args.noise:
+        plan = replace(plan, noise=noise_of(args.noise, profile))
     outdir, history = _places(args, plan.name)
     try:
         load_run = execute(plan, profile, outdir=outdir, history_root=history, slo=slo or None,
@@ -246,6 +264,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     print("\n".join(run_lines(load_run)))
     missed = sweep.slo_check(load_run.summary, **slo) if slo else []
     wrong = validity.set_flags(load_run.summary, validity.SERVER_CORRECTNESS)
+    if "noise" in load_run.summary:
+        print("\n".join(_noise.lines(load_run.summary["noise"])))
+        wrong += [] if load_run.summary["noise"]["ok"] else ["the noise was not answered as documented"]
     for line in [*(f"SLO missed: {m}" for m in missed), *(f"server correctness: {w}" for w in wrong)]:
         print(line)
     return EXIT_MISSED if missed or wrong else EXIT_OK

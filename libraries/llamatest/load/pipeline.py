@@ -22,9 +22,10 @@ from typing import Any
 import requests
 
 from llamatest import deadlines, machine
-from llamatest.load.analysis import answers, metrics, soak, sweep, trials
+from llamatest.load.analysis import answers, metrics, noise, soak, sweep, trials
 from llamatest.load.analysis.summary import summarize
 from llamatest.load.engine.client import Target
+from llamatest.load.engine.hostile import NoiseBeside
 from llamatest.load.engine.pacing import run_load_sync
 from llamatest.load.engine.profiles import Profile
 from llamatest.load.engine.record import RunRecord
@@ -32,6 +33,7 @@ from llamatest.load.output import results
 from llamatest.load.output.history import History
 from llamatest.load.workloads import datasets
 from llamatest.load.workloads.datasets import Dataset
+from llamatest.load.workloads.noise import NoiseSpec
 
 
 @dataclass
@@ -80,10 +82,14 @@ class Plan:
     workers: int = 1
     ray_address: str | None = None
     on_tick: Any = None  # pacing.run_load's live progress callback (one process only, not Ray)
+    noise: NoiseSpec | None = None  # hostile traffic sent beside every run (engine.hostile)
 
     @property
     def request_params(self) -> dict[str, Any]:
-        return {"route": self.target.route, "max_tokens": self.max_tokens, "cold": self.cold, **self.request_fields}
+        # The noise is part of the configuration: a run beside noise is never compared with a quiet one.
+        noise_spec = {"noise_spec": self.noise.as_dict()} if self.noise is not None else {}
+        return {"route": self.target.route, "max_tokens": self.max_tokens, "cold": self.cold, **self.request_fields,
+                **noise_spec}
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -92,7 +98,16 @@ class Plan:
                 "cold": self.cold, "extra": dict(self.request_fields), "images": list(self.dataset.images)}
 
     def run(self, profile: Profile) -> RunRecord:
-        """Runs ``profile`` in this process, or sharded over Ray workers."""
+        """Runs ``profile`` in this process, or sharded over Ray workers; with ``noise``, hostile traffic beside it
+        (its record in ``run.meta["noise"]``)."""
+        if self.noise is None:
+            return self._run(profile)
+        with NoiseBeside(self.target, self.noise) as beside:
+            run = self._run(profile)
+        run.meta["noise"] = beside.record
+        return run
+
+    def _run(self, profile: Profile) -> RunRecord:
         sharded = self.workers > 1 or self.ray_address
         if sharded and self.dataset.workload is not None:
             raise ValueError(f"the workload '{self.dataset.name}' runs in one process: use workers=1")
@@ -117,6 +132,9 @@ class Plan:
                   measured: dict | None = None) -> dict:
         """The summary of ``run`` with its identity block (``summary["run"]``) and configuration key."""
         summary = summarize(run, slo=_per_request_slo(slo), cold=self.cold, measured=measured)
+        if run.meta.get("noise") is not None:
+            summary["noise"] = noise.verdict(run.meta["noise"])
+            noise.set_aside_spoiled_flags(summary)
         # started_at is when the run started, to the millisecond: two short runs within one second must still
         # be ordered, or the second would not find the first as its previous comparable run.
         summary["run"] = results.run_identity(
