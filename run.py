@@ -180,14 +180,21 @@ def names_tag(patterns: list[str], tag: str) -> bool:
     return any(op and Matcher(op, ignore=["_"]).match(tag) for op in operands)
 
 
+# A tag whose every test also carries a default-excluded tag: including it names that tag too, so that
+# `--include noise` runs the noise suite, which is also tagged load.
+IMPLIED_TAGS = {"noise": "load"}
+
+
 def robot_defaults(includes: list[str] | tuple = ()) -> list[str]:
     """robot.args and selection.args as command-line arguments, relative paths resolved against the repository.
 
-    A default ``--exclude TAG`` (bug, wrong_usage, load) is dropped when one of ``includes`` names that tag.
+    A default ``--exclude TAG`` (bug, wrong_usage, load) is dropped when one of ``includes`` names that tag (or a
+    tag of `IMPLIED_TAGS` that implies it).
     """
     options, _ = robot_parser(env_options=False).parse_args(
         ["--argumentfile", str(ROBOT_ARGS), "--argumentfile", str(SELECTION_ARGS)])
-    options["exclude"] = [tag for tag in options.get("exclude", []) if not names_tag(list(includes), tag)]
+    named = [*includes, *(implied for tag, implied in IMPLIED_TAGS.items() if names_tag(list(includes), tag))]
+    options["exclude"] = [tag for tag in options.get("exclude", []) if not names_tag(named, tag)]
     for name in ROOT_RELATIVE_OPTIONS:
         value = options.get(name)
         if isinstance(value, list):

@@ -32,6 +32,7 @@ from llamatest.load.workloads.datasets import Dataset
 from llamatest.load.workloads.noise import NoiseSpec
 from llamatest.report.load import comparison_table, load_run_html, sweep_html
 from llamatest.report.noise import noise_html
+from llamatest.server.target import auth_headers
 from robot_glue import output_dir, robot_variable, server_headers
 from robot_glue import server_base_url as _base_url
 
@@ -113,6 +114,7 @@ class LoadLibrary:
     | ``workers`` | 1 | > 1 shards the profile over that many Ray workers (a local Ray instance unless \
     ``ray_address`` names a cluster) |
     | ``server`` | ``suite`` | the server alias or a URL |
+    | ``api_key`` | None | the key of a server started with one (a managed server's key is not sent by itself) |
     | ``timeout_ttft``, ``timeout_stall``, ``timeout_total`` | 60, 30, 300 | per-request deadlines in seconds: \
     to the first token, the longest silence after it, the whole request |
     Any other named argument goes into every request body (``temperature=${0.7}``).
@@ -159,12 +161,12 @@ class LoadLibrary:
 
     @keyword("Fixed Length Prompts")
     def fixed_length_prompts(self, count: int, tokens: int, seed: int = 0, route: str = "/v1/chat/completions",
-                             server: str = "suite") -> Dataset:
+                             server: str = "suite", api_key: str | None = None) -> Dataset:
         """``count`` prompts that make exactly ``tokens`` prompt tokens on ``route`` for the server's model
         (on the chat route: the whole templated prompt), each with a unique start. Give the same ``route``
-        as the run."""
+        as the run, and the ``api_key`` of a server started with one."""
         prompts = datasets.fixed_length_prompts(_base_url(server), count, tokens, seed=seed, route=route,
-                                                headers=server_headers(server))
+                                                headers=_headers(server, api_key))
         dataset = Dataset(f"fixed-{tokens}-tokens", tuple(prompts), {"seed": seed, "tokens": tokens, "route": route})
         logger.info(dataset.describe())
         return dataset
@@ -429,14 +431,19 @@ def _server_pid(base_url: str) -> int:
 def _plan(dataset: Dataset, name: str | None = None, route: str = "/v1/chat/completions", max_tokens: int = 32,
           cold: bool | None = None, workers: int = 1, ray_address: str | None = None, server: str = "suite",
           timeout_ttft: float = 60.0, timeout_stall: float = 30.0, timeout_total: float = 300.0,
-          keep_text: bool = False, **request_fields) -> Plan:
-    target = Target(base_url=_base_url(server), route=route, headers=server_headers(server), keep_text=keep_text,
+          keep_text: bool = False, api_key: str | None = None, **request_fields) -> Plan:
+    target = Target(base_url=_base_url(server), route=route, headers=_headers(server, api_key), keep_text=keep_text,
                     timeout_ttft_s=float(timeout_ttft),
                     timeout_stall_s=float(timeout_stall), timeout_total_s=float(timeout_total))
     name = _safe_name(name or robot_variable("${TEST NAME}") or "load")
     cold = not dataset.warm if cold is None else _bool(cold)  # a warm workload measures the prompt cache
     return Plan(name=name, target=target, dataset=dataset, max_tokens=int(max_tokens), cold=cold,
                 request_fields=request_fields, workers=int(workers), ray_address=ray_address)
+
+
+def _headers(server: str, api_key: str | None) -> dict[str, str]:
+    """The server's own headers (an external server's key), plus ``Authorization`` with ``api_key`` when given."""
+    return {**server_headers(server), **(auth_headers(api_key) if api_key else {})}
 
 
 def _bool(value) -> bool:

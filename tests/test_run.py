@@ -93,6 +93,8 @@ OTHER_SERVERS = ["llama-cpp-python", "deviation"]
                                                (["-i", "wrong_usage"], ["bug", "load", "load-soak", *OTHER_SERVERS]),
                                                (["--include", "load"], ["bug", "wrong_usage", "load-soak",
                                                                          *OTHER_SERVERS]),
+                                               (["--include", "noise"], ["bug", "wrong_usage", "load-soak",
+                                                                          *OTHER_SERVERS]),
                                                (["-ibug", "-iwrong_usage", "-iload", "-iload-soak",
                                                  "-illama-cpp-python", "-ideviation"], [])])
 def test_each_default_exclude_is_dropped_only_when_its_tag_is_included(passthrough, kept):

@@ -39,6 +39,8 @@ TAXONOMY: tuple[tuple[tuple[str, ...], str], ...] = (
     (("load",), "the load suites: minutes of traffic on SmolLM2 and `tiny`; excluded by default, `--include load` "
                 "runs them"),
     (("ray",), "starts a local Ray instance (load sharded over workers); tagged `load` too"),
+    (("noise",), "hostile requests sent beside a load profile (wrong keys, malformed JSON, oversized bodies, "
+                 "slowloris, dropped streams, fetched image URLs); tagged `load` too, and `--include noise` runs it"),
     (("wrong_usage",), "requests a user should not send (no limit on a model that never stops); excluded by default"),
     (("needs-smollm2",), "starts the real SmolLM2 model"),
     (("needs-gemma3",), "starts the real Gemma 3 270M model: sliding-window attention, what `--swa-full` changes"),

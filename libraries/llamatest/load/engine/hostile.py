@@ -66,11 +66,11 @@ def _error_of(text: str) -> tuple[str | None, str | None]:
 
 async def _padding(size: int):
     block = b" " * PAD_BLOCK
-    sent = 0
-    while sent < size:
-        part = block[:size - sent]
-        sent += len(part)
-        yield part
+    whole, rest = divmod(size, PAD_BLOCK)
+    for _ in range(whole):
+        yield block  # the same object every time: no copy while the measured run shares the interpreter
+    if rest:
+        yield block[:rest]
 
 
 async def _first_token(resp: aiohttp.ClientResponse) -> bool:
