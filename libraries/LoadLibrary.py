@@ -379,6 +379,17 @@ class LoadLibrary:
         which every request succeeded."""
         _verdicts.counters_agree(load_run.summary, load_run.name)
 
+    @keyword("Server Series Should Agree With The Client")
+    def server_series_should_agree_with_the_client(self, load_run: LoadRun) -> None:
+        """The run kept the server's own ``/metrics`` series (``summary["server_series"]``: about one sample a
+        second over its window) and it agrees with the client: requests processing + deferred against the
+        client's requests in flight, ``tokens_predicted_total`` against the output tokens the client received,
+        each within the requests that started or ended within a scrape's window (``server_disagrees`` clear).
+        Needs a server with ``--metrics``; a run the machine spoiled is not judged."""
+        samples = _verdicts.server_series_agree(load_run.summary, load_run.name)
+        flag = load_run.summary["flags"]["server_disagrees"]
+        logger.info(f"{samples} server samples; {flag['detail']}")
+
     @keyword("Server Resources Should Not Grow")
     def server_resources_should_not_grow(self, load_run: LoadRun) -> None:
         """The server's RSS, open file descriptors and threads, sampled during a ``sample_server=${True}`` run, do

@@ -23,6 +23,7 @@ Two Users On Two Slots Keep The Calibrated Latency
     Every Load Request Should Have Had    ${run}    prompt_tokens=${PROMPT_TOKENS}    output_tokens=${MAX_TOKENS}
     Load Results Should Be Valid    ${run}
     Load Results Should Meet SLO    ${run}    &{SMOKE_SLO}
+    Server Series Should Agree With The Client    ${run}
 
 The Server Adds No Latency Outside Its Own Timings
     [Documentation]    The calibration's requests, one at a time: the client's TTFT minus the server's own

@@ -295,7 +295,7 @@ def test_summary_has_the_documented_keys_and_is_json():
     reqs = [stream(i, i * 0.25, 0.1, [0.05] * 4) for i in range(12)] + [dropped(12, 3.0)]
     s = summarize(run_of(reqs, meta={"dataset": "x"}), slo={"ttft_ms": 500}, resamples=100)
     assert {"schema", "profile", "target", "meta", "counts", "metrics", "samples", "throughput", "slo", "timeseries",
-            "server", "client", "flags", "definitions"} <= set(s)
+            "server", "client", "flags", "definitions", "server_series", "overhead"} <= set(s)
     assert s["schema"] == "llamatest.load.summary/1"
     for key in ("ttft_ms", "tpot_ms", "itl_chunk_ms", "itl_token_ms", "e2e_ms", "e2e_closed_ms", "e2e_from_schedule_ms",
                 "ttft_from_schedule_ms", "client_queue_ms", "ttfb_ms", "ttfo_ms", "max_stall_ms", "n_out", "n_in",
@@ -305,7 +305,7 @@ def test_summary_has_the_documented_keys_and_is_json():
                                               "total_token_throughput", "goodput", "goodput_ratio"}
     assert set(s["flags"]) == {"client_bound", "machine_busy", "rate_shortfall", "dropped", "cache_contaminated",
                                "token_count_mismatch", "osl_mismatch", "oversaturated", "insufficient_samples",
-                               "server_restarted", "high_coalescing"}
+                               "server_restarted", "high_coalescing", "server_disagrees", "server_overhead"}
     assert all(set(f) == {"set", "detail"} for f in s["flags"].values())
     assert s["samples"]["itl_chunk_ms"] == approx([50.0] * 48)
     json.dumps(s, allow_nan=False)

@@ -84,7 +84,7 @@ def test_a_run_writes_its_files_and_its_history(plan, model, tmp_path):
     out, root = tmp_path / "out", tmp_path / "history"
     load_run = execute(plan, SHORT, outdir=out, history_root=root)
     summary = load_run.summary
-    assert set(load_run.paths) == {"summary", "requests", "csv"}
+    assert set(load_run.paths) == {"summary", "requests", "server_series", "csv"}
     written = results.load_summary(out / "summary.json")
     assert written["run"]["config_key"] == summary["run"]["config_key"]
     assert summary["counts"]["succeeded"] >= 2 and summary["counts"]["errored"] == 0

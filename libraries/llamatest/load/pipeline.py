@@ -114,7 +114,9 @@ class Plan:
         if sharded:
             from llamatest.load.engine.distributed import run_distributed  # Ray is imported only when asked for
 
-            run = run_distributed(self.target, profile, self.spec, workers=self.workers, address=self.ray_address)
+            # Worker 0 alone scrapes the server (llama-server resets some gauges on every scrape).
+            run = run_distributed(self.target, profile, self.spec, workers=self.workers, address=self.ray_address,
+                                  telemetry=True)
         else:
             bodies = self.dataset.bodies(route=self.target.route, max_tokens=self.max_tokens, cold=self.cold,
                                          extra=dict(self.request_fields))
@@ -131,6 +133,7 @@ class Plan:
     def summarize(self, run: RunRecord, server: dict[str, Any], slo: dict[str, float] | None = None,
                   measured: dict | None = None) -> dict:
         """The summary of ``run`` with its identity block (``summary["run"]``) and configuration key."""
+        run.meta.setdefault("total_slots", server.get("total_slots"))  # the overhead check's slots without /slots
         summary = summarize(run, slo=_per_request_slo(slo), cold=self.cold, measured=measured)
         if run.meta.get("noise") is not None:
             summary["noise"] = noise.verdict(run.meta["noise"])

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from llamatest.htmllog import details, escape, json_block, labelled, png, table
+from llamatest.load.analysis.validity import MACHINE_SIDE
 
 HEADLINE = ("ttft_ms", "server_prompt_ms", "overhead_ttft_ms", "ttfo_ms", "tpot_ms", "itl_chunk_ms", "itl_token_ms",
             "e2e_ms", "e2e_from_schedule_ms", "client_queue_ms", "max_stall_ms", "n_in", "n_out")
@@ -73,6 +74,37 @@ def server_table(summary: dict) -> str:
     return table(["server telemetry (/metrics, /slots)", "value"], rows)
 
 
+def _mean_max(values: Any) -> str:
+    x = [v for v in values or [] if isinstance(v, int | float)]
+    return f"{fmt(sum(x) / len(x), 2)} / {fmt(max(x), 2)}" if x else "–"
+
+
+def server_series_table(summary: dict) -> str:
+    """The server's own series beside the client's (mean / max over the samples), or why there is none, and the
+    overhead outside the server's timings."""
+    block = _dict(summary.get("server_series"))
+    series = block.get("series")
+    if not series:
+        rows = [["server series", f"none: {block.get('reason') or 'not in this summary'}"]]
+    else:
+        both = [(p or 0) + (d or 0) for p, d in zip(series["processing"], series["deferred"], strict=True)]
+        rows = [["samples (about one a second)", len(series["t"])],
+                ["requests in flight: client / server processing + deferred",
+                 f"{_mean_max(series['client_in_flight'])} | {_mean_max(both)}"],
+                ["output tok/s: client / server (tokens_predicted_total)",
+                 f"{_mean_max(series['client_tps'])} | {_mean_max(series['predicted_tps'])}"],
+                ["KV cache in use (share)", _mean_max(series.get("kv_used_ratio"))],
+                ["prompt tok/s processed / from the cache",
+                 f"{_mean_max(series['prompt_tps'])} | {_mean_max(series['cached_tps'])}"]]
+    over = _dict(summary.get("overhead"))
+    for name in ("ttft", "decode"):
+        x = _dict(over.get(name))
+        if x:
+            rows.append([f"overhead_{name} p95 / limit (ms, n)", f"{fmt(x.get('p95_ms'), 2)} / "
+                                                                 f"{fmt(x.get('limit_ms'), 2)} (n={x.get('n')})"])
+    return table(["the server's own series (mean / max)", "value"], rows)
+
+
 def flags_table(summary: dict) -> str:
     """Every validity flag, set or not, with the numbers behind it."""
     rows = [[name, "SET" if _dict(flag).get("set") else "clear", _dict(flag).get("detail", "")]
@@ -111,6 +143,7 @@ def load_run_html(load_run: Any) -> str:
     ])
     parts = [head, labelled("latency (ms) and token counts; percentiles numpy 'linear'", metrics_table(s)),
              labelled("throughput (per second)", throughput_table(s)), labelled("validity", flags_table(s)),
+             labelled("the server watched from inside (/metrics, /slots) against the client", server_series_table(s)),
              details("server telemetry over the run (includes warmup requests)", server_table(s))]
     for key, cmp in load_run.comparisons.items():
         label = f"against baseline '{load_run.baseline_name}'" if key == "baseline" else "against the previous run"
@@ -161,6 +194,20 @@ def _p(summary: dict, metric: str, stat: str) -> Any:
     return _dict(_dict(_dict(summary).get("metrics")).get(metric)).get(stat)
 
 
+def overhead_state(summary: dict) -> str:
+    """The ``server_overhead`` flag of one run or sweep level: clear, exceeded, or not judged (a machine-side flag
+    spoiled the run), with its figures."""
+    flags = _dict(summary.get("flags"))
+    flag = _dict(flags.get("server_overhead"))
+    if not flag:
+        return "–"
+    if not flag.get("set"):
+        return f"ok: {flag.get('detail', '')}"
+    spoiled = [name for name in MACHINE_SIDE if _dict(flags.get(name)).get("set")]
+    head = f"not judged ({', '.join(spoiled)})" if spoiled else "EXCEEDED"
+    return f"{head}: {flag.get('detail', '')}"
+
+
 def sweep_html(sweep_run: Any) -> str:
     """The block of a sweep or capacity search (``pipeline.SweepRun``): one row per point, the charts."""
     rows = []
@@ -174,9 +221,10 @@ def sweep_html(sweep_run: Any) -> str:
         rows.append([point.get("kind", sweep_run.result.get("axis", "")), fmt(point.get("load"), 3),
                      fmt(tp.get("achieved_rate"), 3), fmt(_p(s, "ttft_ms", "p50")), fmt(_p(s, "ttft_ms", "p95")),
                      fmt(_p(s, "tpot_ms", "p50"), 2), fmt(_p(s, "e2e_ms", "p95")),
-                     fmt(_dict(tp.get("window")).get("output_throughput")), fmt(tp.get("error_rate"), 3), verdict])
+                     fmt(_dict(tp.get("window")).get("output_throughput")), fmt(tp.get("error_rate"), 3), verdict,
+                     overhead_state(s)])
     parts = [table(["point", "load", "achieved req/s", "TTFT p50", "TTFT p95", "TPOT p50", "E2E p95",
-                    "output tok/s", "error rate", "state"], rows)]
+                    "output tok/s", "error rate", "state", "overhead outside the server's timings"], rows)]
     result = sweep_run.result
     if sweep_run.kind == "capacity":
         parts.insert(0, labelled(f"capacity under SLO ({result.get('axis')}): {fmt(result.get('capacity'), 3)}",

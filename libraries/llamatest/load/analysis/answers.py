@@ -69,6 +69,7 @@ def answer_check(target, run: RunRecord, body_for: Callable[[int], dict], k: int
         return out
     profile = Profile("synchronous", max_requests=len(chosen), duration_s=deadlines.deadline("replay"),
                       drain_timeout_s=0)
+    # No server series: the replay is a text comparison, never summarized; the load run it checks has its own.
     alone = run_load_sync(replace(target, keep_text=True), profile, lambda j: body_for(chosen[j].index),
                           telemetry=False)
     cases = []

@@ -197,6 +197,8 @@ def mass_disconnect(target, body_for: Callable[[int], dict], *, streams: int, id
     idle = wait_slots_idle(target.base_url, target.headers, idle_within_s)
     out["idle_after_s"] = None if idle is None else round(idle, 3)
     out["idle_within_s"] = idle_within_s
+    # No server series: these few requests are a health probe after the cut, never summarized, and the run they
+    # follow was not a profile with a series either.
     after = run_load_sync(target, Profile("synchronous", max_requests=followup, duration_s=timeout_s),
                           lambda i: body_for(streams + i), telemetry=False)
     out["followup_ok"] = sum(r.ok for r in after.requests)

@@ -1,5 +1,6 @@
 """The run's summary dict (schema ``llamatest.load.summary/1``): counts, distributions, throughput in two
-windows, goodput, concurrency, a 1-s time series, server telemetry, client health, validity flags, the
+windows, goodput, concurrency, a 1-s time series, server telemetry and the server's own series beside the
+client's (``server_series``), the overhead outside the server's timings, client health, validity flags, the
 definitions and the workload block (conversations, cache, routes). Composed here, from `metrics` (what was
 measured), `validity` (whether the measurement holds) and `workload_metrics`, so neither of those imports the
 other's caller.
@@ -13,6 +14,9 @@ from typing import Any
 import numpy as np
 
 from llamatest.load.analysis import metrics as m
+from llamatest.load.analysis.overhead import overhead_block
+from llamatest.load.analysis.server_agreement import agreement
+from llamatest.load.analysis.server_series import series_block
 from llamatest.load.analysis.validity import validity_flags
 from llamatest.load.analysis.workload_metrics import workload_block
 from llamatest.load.engine.record import RunRecord
@@ -50,6 +54,8 @@ def summarize(run: RunRecord, *, slo: dict | None = None, cold: bool = True, thr
     series = m.timeseries(run, reqs, mets, [measured[r.index][1] for r in reqs], m.intervals_of(reqs), window)
     summary["throughput"] = _throughput(run, reqs, ok, limits, window, series)
     summary["timeseries"] = series
+    summary["server_series"] = {**series_block(run, measured), "agreement": agreement(run, measured)}
+    summary["overhead"] = overhead_block(run, mets)
     summary["flags"] = validity_flags(run, summary, cold=cold, thresholds=thresholds, per_request=mets)
     summary["workload"] = workload_block(run, measured)
     return summary

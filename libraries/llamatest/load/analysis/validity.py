@@ -18,6 +18,7 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from llamatest import machine
+from llamatest.load.analysis import overhead, server_agreement
 from llamatest.load.analysis.metrics import intervals_of, request_metrics, token_counts, window_of
 from llamatest.load.engine.record import RunRecord
 
@@ -31,7 +32,8 @@ MACHINE_SIDE = ("client_bound", "machine_busy", "rate_shortfall", "cache_contami
 SERVER_CORRECTNESS = ("token_count_mismatch", "osl_mismatch", "server_restarted", "invalid_stream",
                       "counter_mismatch")
 # The server could not keep up: its fault on a quiet machine, not judged when a machine-side flag is set too.
-SERVER_PERFORMANCE = ("dropped", "oversaturated")
+# ``server_overhead``: latency outside the server's own timings (the smoke's check, on every run and level).
+SERVER_PERFORMANCE = ("dropped", "oversaturated", "server_overhead")
 # Flags that mark single numbers (a missing percentile, chunk ITL), not the run: shown, never failing it.
 # An answer that differed when sent again alone is shown with both texts but fails nothing by itself: the
 # server does not promise bit-for-bit logits across batch compositions (its README, `cache_prompt`), so only a
@@ -297,6 +299,13 @@ def _coalescing(summary: dict, th: dict) -> dict[str, Any]:
                  f"({100 * frac:.1f} %, limit {100 * th['coalesced_fraction_max']:g} %)")
 
 
+def _server_side(block: dict | None, module: Any, what: str) -> dict[str, Any]:
+    """A flag whose figures the summary holds already (``server_series``' agreement, ``overhead``)."""
+    if not block:
+        return _flag(False, f"not judged: no {what} in the summary")
+    return _flag(*module.flag_detail(block))
+
+
 def validity_flags(run: RunRecord, summary: dict, *, cold: bool = True, thresholds: dict | None = None,
                    per_request: list[dict] | None = None) -> dict[str, dict[str, Any]]:
     """Every validity flag of ``run`` (whose ``summary`` is already computed): ``{flag: {"set", "detail"}}``.
@@ -331,6 +340,9 @@ def validity_flags(run: RunRecord, summary: dict, *, cold: bool = True, threshol
         "insufficient_samples": _insufficient(summary, th),
         "server_restarted": _restarted(summary),
         "high_coalescing": _coalescing(summary, th),
+        "server_disagrees": _server_side((summary.get("server_series") or {}).get("agreement"), server_agreement,
+                                         "server series"),
+        "server_overhead": _server_side(summary.get("overhead"), overhead, "overhead"),
     }
 
 

@@ -172,6 +172,24 @@ def counters_agree(summary: dict, name: str) -> None:
         raise AssertionError(f"load run '{name}': " + "; ".join(wrong))
 
 
+def server_series_agree(summary: dict, name: str) -> int:
+    """The run kept the server's own series, about one sample a second over its window (plus the baseline and
+    the sample after the drain), and the ``server_disagrees`` flag is clear; returns the number of samples."""
+    block = summary.get("server_series") or {}
+    series = block.get("series")
+    if not series:
+        raise AssertionError(f"load run '{name}' has no server series: {block.get('reason') or 'no server_series'}")
+    w0, w1 = summary.get("window") or (0.0, 0.0)
+    wanted = int(w1 - w0)  # one a second over the window: the floor of its length in seconds
+    if len(series["t"]) < wanted:
+        raise AssertionError(f"load run '{name}': {len(series['t'])} server samples over a {w1 - w0:.1f} s window, "
+                             f"expected at least {wanted} (one a second)")
+    flag = (summary.get("flags") or {}).get("server_disagrees") or {}
+    if flag.get("set"):
+        judge(summary, name, f"load run '{name}': the server's series and the client disagree: {flag['detail']}")
+    return len(series["t"])
+
+
 def resources_steady(summary: dict, name: str) -> str:
     """The server's RSS, open files and threads do not grow with the requests served; returns the description."""
     report = summary.get("resources")

@@ -74,11 +74,14 @@ async def _metrics_sample(resp: aiohttp.ClientResponse) -> dict[str, float]:
     return prometheus.sample_values(await resp.text())
 
 
+_SLOT_FIELDS = ("id", "is_processing", "id_task", "n_ctx", "n_prompt_tokens")
+
+
 async def _slots_sample(resp: aiohttp.ClientResponse) -> list[dict[str, Any]]:
     """What the record keeps of each slot. Built from the raw objects (not ``SlotState``): a slot object
-    without an ``id`` is kept with ``id: None``, and values are stored as the server sent them."""
-    return [{"id": s.get("id"), "is_processing": s.get("is_processing"), "id_task": s.get("id_task")}
-            for s in json.loads(await resp.read()) if isinstance(s, dict)]
+    without an ``id`` is kept with ``id: None``, and values are stored as the server sent them. ``n_ctx`` and
+    ``n_prompt_tokens`` (the tokens the slot holds, generated ones included) give the KV cache in use."""
+    return [{k: s.get(k) for k in _SLOT_FIELDS} for s in json.loads(await resp.read()) if isinstance(s, dict)]
 
 
 _SCRAPED = {"metrics": _metrics_sample, "slots": _slots_sample}  # endpoint (also the sample's key) -> parser

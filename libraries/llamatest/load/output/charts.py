@@ -7,6 +7,9 @@
   paler bars beside the current ones; SLO lines when ``summary["slo"]`` sets them;
 - ``distributions.png``: empirical CDFs of TTFT and ITL (per token, else per chunk) from the samples;
 - ``timeseries.png``: per second, output tokens/s, requests in flight and errors;
+- ``server_series.png`` (when the run has a server series): the server's /metrics against the client's own
+  counts on one time axis: requests in flight against processing + deferred, output tok/s against the rate of
+  ``tokens_predicted_total``, the KV cache in use and the prompt tokens taken from the server's cache;
 - ``timeline.png`` (when ``requests`` is given): one bar per request from dispatch to close, a mark at its
   first token, errors in red, dropped requests as crosses at their scheduled time;
 - ``sweep_latency.png`` and ``sweep_throughput.png`` (when ``sweep`` is given): latency percentiles and
@@ -276,6 +279,57 @@ def timeseries_chart(summary: Mapping[str, Any], path: Path, *, previous: Mappin
     return _save(fig, path)
 
 
+# --- (c') the server's own series beside the client's ---------------------------------------------------------
+
+SERVER_COLOUR = "#b07aa1"
+# (panel label, the client's field or None, the server's fields summed, the server's legend)
+SERVER_PANELS = (("requests", "client_in_flight", ("processing", "deferred"), "server processing + deferred"),
+                 ("output tok/s", "client_tps", ("predicted_tps",), "server tokens_predicted_total rate"),
+                 ("KV used", None, ("kv_used_ratio",), "server KV cache in use (share)"),
+                 ("prompt tok/s", None, ("cached_tps",), "server prompt tokens from its cache"))
+
+
+def _server_values(series: Mapping[str, Any], fields: Sequence[str]) -> np.ndarray | None:
+    columns = [series.get(f) for f in fields]
+    if any(c is None for c in columns):
+        return None
+    return np.sum([[np.nan if x is None else float(x) for x in c] for c in columns], axis=0)
+
+
+def server_chart(summary: Mapping[str, Any], path: Path) -> Path | None:
+    """The server's /metrics series against the client's own on one time axis (requests in flight, output tok/s,
+    KV cache in use, prompt-cache hits); None when the run has no server series (``server_series.reason``)."""
+    series = _dig(summary, "server_series", "series")
+    if not series or not series.get("t"):
+        return None
+    start = _number((_dig(summary, "window") or [0.0])[0]) or 0.0
+    t = np.asarray(series["t"], dtype=float) - start
+    fig, axes = _figure(len(SERVER_PANELS), 1, sharex=True)
+    for ax, (label, client, fields, server_label) in zip(axes[:, 0], SERVER_PANELS, strict=True):
+        server = _server_values(series, fields)
+        if client is not None:
+            values = np.asarray([np.nan if x is None else x for x in series[client]], dtype=float)
+            ax.step(t, values, where="pre", color=STYLES["current"]["color"], lw=1.3, label="client")
+        if server is not None:
+            ax.step(t, server, where="pre", color=SERVER_COLOUR, lw=1.3, ls="--", label=server_label)
+        if fields == ("cached_tps",) and series.get("prompt_tps") is not None:
+            ax.step(t, _server_values(series, ("prompt_tps",)), where="pre", color=SERVER_COLOUR, lw=0.8, ls=":",
+                    label="server prompt tokens processed")
+        ax.set_ylabel(label, fontsize=8)
+        ax.tick_params(labelsize=8)
+        ax.grid(alpha=0.3)
+        if ax.get_lines():
+            ax.legend(fontsize=6, loc="upper right", frameon=False)
+        else:
+            ax.text(0.5, 0.5, "not reported by this server", transform=ax.transAxes, ha="center", fontsize=8)
+    axes[-1][0].set_xlabel("seconds from the start of the measurement window (a value holds since the sample "
+                           "before)", fontsize=8)
+    fig.suptitle("The server's own /metrics (dashed) against the client (solid), per scrape", fontsize=10, x=0.08,
+                 ha="left")
+    fig.subplots_adjust(left=0.1, right=0.98, top=0.92, bottom=0.1, hspace=0.15)
+    return _save(fig, path)
+
+
 # --- (d) request timeline -------------------------------------------------------------------------------------
 
 
@@ -515,6 +569,7 @@ def charts(summary: Mapping[str, Any], outdir: str | os.PathLike, *, previous: M
                            baseline_name=baseline_name),
         timeseries_chart(summary, outdir / "timeseries.png", previous=previous, baseline=baseline,
                          baseline_name=baseline_name),
+        server_chart(summary, outdir / "server_series.png"),
     ]
     if requests is not None:
         made.append(timeline_chart(list(requests), outdir / "timeline.png", window=summary.get("window")))

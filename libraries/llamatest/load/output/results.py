@@ -1,4 +1,4 @@
-"""What a load run leaves on disk: ``summary.json``, ``requests.jsonl`` and ``summary.csv``.
+"""What a load run leaves on disk: ``summary.json``, ``requests.jsonl``, ``server-series.jsonl`` and ``summary.csv``.
 
 ``summary.json`` is the summary (see ``summary.summarize``) plus ``"run"``: the identity of the run
 (configuration key, start time, server build, model hash, dataset hash, seeds, workers, machine).
@@ -31,11 +31,11 @@ import math
 import os
 import platform
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from llamatest.load.analysis import metrics
+from llamatest.load.analysis import metrics, server_series
 from llamatest.load.analysis.metrics import SCHEMA
 
 SCHEMA_FAMILY, SCHEMA_VERSION = SCHEMA.rsplit("/", 1)[0], 1
@@ -262,13 +262,15 @@ def csv_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def write_run(outdir: str | os.PathLike, run: Any, summary: Mapping[str, Any], identity: Mapping[str, Any], *,
               request_metrics: Callable[[Any], dict] | None = metrics.request_metrics) -> dict[str, Path]:
-    """Write ``summary.json``, ``requests.jsonl`` and ``summary.csv`` into ``outdir``; return their paths
-    by name (``"summary"``, ``"requests"``, ``"csv"``).
+    """Write ``summary.json``, ``requests.jsonl``, ``server-series.jsonl`` and ``summary.csv`` into ``outdir``;
+    return their paths by name (``"summary"``, ``"requests"``, ``"server_series"``, ``"csv"``).
 
     ``run`` is the `RunRecord` (or None: no ``requests.jsonl``). Each line of ``requests.jsonl`` is one
     ``RequestRecord.as_dict()`` plus ``"metrics"``: ``request_metrics(record)`` (by default
     ``metrics.request_metrics``; pass None to leave it out). ``identity`` is the ``"run"`` block
-    (`run_identity`); it must hold ``config_key``.
+    (`run_identity`); it must hold ``config_key``. Each line of ``server-series.jsonl`` is one raw telemetry
+    sample of the run (``RunRecord.telemetry``: ``/metrics`` values and ``/slots`` as read, times on the run's
+    clock); the per-sample arrays derived from them are ``summary["server_series"]``.
     """
     if not identity.get("config_key"):
         raise ValueError("identity has no config_key: build it with run_identity(...) or config_key(...)")
@@ -280,14 +282,10 @@ def write_run(outdir: str | os.PathLike, run: Any, summary: Mapping[str, Any], i
     document = {"schema": SCHEMA, **{k: v for k, v in summary.items() if k != "schema"}, "run": dict(identity)}
     paths = {"summary": write_json(outdir / "summary.json", document)}
     if run is not None:
-        path = outdir / "requests.jsonl"
-        with path.open("w", encoding="utf-8") as fh:
-            for record in getattr(run, "requests", run):
-                line = record.as_dict() if hasattr(record, "as_dict") else dict(record)
-                if request_metrics is not None:
-                    line["metrics"] = request_metrics(record)
-                fh.write(json.dumps(_jsonable(line), ensure_ascii=False, allow_nan=False) + "\n")
-        paths["requests"] = path
+        paths["requests"] = _write_lines(outdir / "requests.jsonl", (
+            _request_line(record, request_metrics) for record in getattr(run, "requests", run)))
+    if getattr(run, "telemetry", None) is not None:
+        paths["server_series"] = _write_lines(outdir / "server-series.jsonl", server_series.sample_lines(run))
     path = outdir / "summary.csv"
     with path.open("w", encoding="utf-8", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=CSV_COLUMNS, restval="")
@@ -296,6 +294,20 @@ def write_run(outdir: str | os.PathLike, run: Any, summary: Mapping[str, Any], i
             writer.writerow({k: _cell(v) for k, v in row.items()})
     paths["csv"] = path
     return paths
+
+
+def _request_line(record: Any, request_metrics: Callable[[Any], dict] | None) -> dict[str, Any]:
+    line = record.as_dict() if hasattr(record, "as_dict") else dict(record)
+    if request_metrics is not None:
+        line["metrics"] = request_metrics(record)
+    return line
+
+
+def _write_lines(path: Path, lines: Iterable[Any]) -> Path:
+    with path.open("w", encoding="utf-8") as fh:
+        for line in lines:
+            fh.write(json.dumps(_jsonable(line), ensure_ascii=False, allow_nan=False) + "\n")
+    return path
 
 
 # --- reading --------------------------------------------------------------------------------------------------
