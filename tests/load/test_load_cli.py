@@ -132,3 +132,8 @@ def test_dataset_params_are_typed_and_checked():
     assert cli._params(["turns=4", "rate=0.5", "path=t.jsonl"]) == {"turns": 4, "rate": 0.5, "path": "t.jsonl"}
     with pytest.raises(cli.UsageError, match="--dataset-param 'turns': write NAME=VALUE"):
         cli._params(["turns"])
+
+
+def test_a_bad_noise_spec_is_named_before_the_server_is_asked(capsys, closed_port_url):
+    err = error_of(capsys, ["run", "--url", closed_port_url, "--profile", "concurrency", "--noise", "rate=0"])
+    assert err == "error: --noise 'rate=0': noise rate must be a number > 0 (requests/s); got 0.0"

@@ -248,12 +248,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     slo = slo_of(args.slo)
     if args.repeats < 1 or args.check_answers < 0:
         raise UsageError("--repeats must be >= 1 and --check-answers >= 0 (e.g. --repeats 3 --check-answers 8)")
+    noise = noise_of(args.noise, profile) if args.noise else None
     target = target_of(args, keep_text=args.check_answers > 0)
     dataset = dataset_of(args, target)
     progress = ProgressLine(label=f"{profile.describe()}: ")
-    plan = _plan(args, target, dataset, profile.kind, on_tick=progress)
-    if args.noise:
-        plan = replace(plan, noise=noise_of(args.noise, profile))
+    plan = replace(_plan(args, target, dataset, profile.kind, on_tick=progress), noise=noise)
     outdir, history = _places(args, plan.name)
     try:
         load_run = execute(plan, profile, outdir=outdir, history_root=history, slo=slo or None,
