@@ -4,7 +4,7 @@ import anthropic
 import openai
 import pytest
 
-from llamatest.clients.connect import NO_KEY, Endpoint, key_of, served_model, versions
+from llamatest.clients.connect import NO_KEY, Endpoint, key_of, served_model, tls_context, versions
 
 
 def test_openai_client_talks_to_the_v1_routes_without_retries():
@@ -25,6 +25,18 @@ def test_async_clients_are_the_async_classes():
     endpoint = Endpoint("http://127.0.0.1:1234")
     assert isinstance(endpoint.client("openai", asynchronous=True), openai.AsyncOpenAI)
     assert isinstance(endpoint.client("anthropic", asynchronous=True), anthropic.AsyncAnthropic)
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_clients_share_one_tls_context_but_no_connection(asynchronous):
+    # Building a TLS context reads the CA bundle (most of a client's cost); the pool must stay the client's own.
+    endpoint = Endpoint("http://127.0.0.1:1234", timeout=4.0)
+    first, second = (endpoint.client(sdk, asynchronous) for sdk in ("openai", "anthropic"))
+    assert first._client is not second._client
+    assert first._client._transport._pool is not second._client._transport._pool
+    assert first._client._transport._pool._ssl_context is second._client._transport._pool._ssl_context
+    assert first._client._transport._pool._ssl_context is tls_context()
+    assert (first.timeout, second.timeout, first.max_retries, second.max_retries) == (4.0, 4.0, 0, 0)
 
 
 def test_strict_endpoint_turns_on_the_sdk_validation():
