@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from llamatest.load.analysis import overhead, server_agreement, server_series
@@ -88,30 +89,39 @@ def test_a_run_never_scraped_says_telemetry_was_off():
         "the server was not scraped during this run (telemetry turned off)")
 
 
-def test_in_flight_agrees_within_the_requests_started_or_ended_in_the_scrape_window():
-    spans = [(0.0, 1.0), (0.5, 2.0)]
-    assert server_agreement.in_flight_misses([(0.7, 0.75, 2.0), (0.3, 0.35, 1.0)], spans, 0.05) == []
-    # a request that starts within the window may or may not be counted yet: 1 and 2 both agree
-    assert server_agreement.in_flight_misses([(0.46, 0.48, 1.0), (0.46, 0.48, 2.0)], spans, 0.05) == []
-    misses = server_agreement.in_flight_misses([(0.7, 0.75, 3.0), (0.7, 0.75, 1.0)], spans, 0.05)
-    assert misses == [{"t": 0.7, "server": 3.0, "lo": 2, "hi": 2}, {"t": 0.7, "server": 1.0, "lo": 2, "hi": 2}]
+def test_in_flight_agrees_within_the_requests_started_or_ended_within_the_scrape_window():
+    # (possibly counted from, surely counted from, surely until, possibly until)
+    spans = [(0.0, 0.2, 0.95, 1.05), (0.5, 0.7, 1.95, 2.05)]
+    assert server_agreement.in_flight_misses([(0.8, 0.81, 2.0), (0.3, 0.31, 1.0)], spans) == []
+    # the second request is sent but has no token yet at 0.6: 1 and 2 both agree, 0 and 3 do not
+    assert server_agreement.in_flight_misses([(0.6, 0.61, 1.0), (0.6, 0.61, 2.0)], spans) == []
+    misses = server_agreement.in_flight_misses([(0.6, 0.61, 0.0), (0.8, 0.81, 3.0), (1.0, 1.01, 0.0)], spans)
+    assert misses == [{"t": 0.6, "server": 0.0, "lo": 1, "hi": 2}, {"t": 0.8, "server": 3.0, "lo": 2, "hi": 2},
+                      {"t": 1.0, "server": 0.0, "lo": 1, "hi": 2}]
 
 
-def test_output_tokens_agree_within_whole_requests_ended_in_the_scrape_window():
-    ends = [(1.0, 10.0, 10.0), (2.0, 7.0, 7.0), (3.0, 2.0, 32.0)]  # the last was cut: the server may count 32
-    assert server_agreement.token_misses([(1.5, 1.51, 10.0), (1.98, 1.99, 10.0), (1.98, 1.99, 17.0)], ends,
-                                         0.05) == []
-    assert server_agreement.token_misses([(3.5, 3.51, 40.0)], ends, 0.05) == []
-    misses = server_agreement.token_misses([(1.5, 1.51, 11.0), (3.5, 3.51, 50.0)], ends, 0.05)
+def test_output_tokens_agree_within_whole_requests_released_within_a_scrape_window():
+    # (surely counted by, tokens, possibly counted from, most tokens); the last was cut: the server may count 32
+    ends = [(1.05, 10.0, 0.95, 10.0), (2.05, 7.0, 1.95, 7.0), (np.inf, 0.0, 2.5, 32.0)]
+    assert server_agreement.token_misses([(1.5, 1.51, 10.0), (2.0, 2.01, 10.0), (2.0, 2.01, 17.0)], ends) == []
+    assert server_agreement.token_misses([(3.5, 3.51, 40.0), (3.5, 3.51, 17.0)], ends) == []
+    misses = server_agreement.token_misses([(1.5, 1.51, 11.0), (3.5, 3.51, 50.0), (1.0, 1.01, 0.0)], ends)
     assert misses == [{"t": 1.5, "server": 11.0, "lo": 10.0, "hi": 10.0},
-                      {"t": 3.5, "server": 50.0, "lo": 19.0, "hi": 49.0}]
+                      {"t": 3.5, "server": 50.0, "lo": 17.0, "hi": 49.0}]
+
+
+def test_a_request_is_surely_counted_from_its_first_token_to_its_last():
+    run = two_requests(AGREEING)
+    spans, ends = server_agreement.request_bounds(run, measure(run), 0.05)
+    assert spans[1] == approx((1.0, 1.05, 1.40, 1.50))  # sent 1.0, tokens 1.05 to 1.45
+    assert ends[1] == approx((1.50, 5.0, 1.40, 5.0))
 
 
 def test_a_run_whose_server_agrees_with_the_client_is_not_flagged():
     s = summarize(two_requests(AGREEING), resamples=10)
     flag = s["flags"]["server_disagrees"]
     assert flag["set"] is False, flag["detail"]
-    assert s["server_series"]["agreement"]["margin_s"] == approx(0.15)  # the longest token gap + 50 ms
+    assert s["server_series"]["agreement"]["edge_s"] == approx(0.05)  # no loop lag recorded
     assert "0 of 4 samples" in flag["detail"]
 
 

@@ -1,26 +1,30 @@
 """Whether the server's own series and the client's counts tell the same story (the ``server_disagrees`` flag).
 
-Two comparisons, sample by sample, each with a tolerance derived from how the figures are made:
+Two comparisons, sample by sample. A scrape is sent at ``a`` and answered at ``b``: the server read its figures
+at one moment of ``[a, b]``. What the client knows of each request is only as sharp as the server's loop
+allows, and the tolerance is exactly the requests whose start or end falls where the client cannot tell:
 
-**Requests in flight** against ``requests_processing + requests_deferred``. A scrape is sent at ``a`` and
-answered at ``b``; the gauges stood at one moment of ``[a, b]``. The server serves the ``/metrics`` task before
-the other tasks waiting in its queue, between two steps of its loop, so a request posted during the step under
-way is neither processing nor deferred yet; a request whose slot was released is still in flight for the client
-until its last chunk arrives. So the client's count is only known within the window ``[a - m, b + m]`` with the
-margin ``m`` = the longest step of the server's loop (no longer than the longest gap between two tokens of one
-stream, or than the longest prompt it processed, its own ``timings.prompt_ms``) plus ``edge_s`` (the HTTP
-parsing and the last chunk's trip on loopback). The server's count must lie between the requests in flight over
-the whole window (``lo``) and those in flight at any moment of it (``hi``): the tolerance is the requests that
-started or ended within the scrape window.
+**Requests in flight** against ``requests_processing + requests_deferred``. Build 11434 runs a long step of
+its loop (a batch of prompts: seconds on a slow machine) while a worker thread serves ``/metrics``, and sets
+aside the completion tasks that arrive meanwhile (``yield_to_queue``): they are neither processing nor deferred
+until the step ends. So a request the client sent is surely counted only once it holds a slot, which the
+arrival of its first token proves; until its last token it still does (its slot is released when that token
+is sent, within ``edge`` of its arrival: ``edge_s``, a chunk's trip on loopback and the HTTP layer, plus the
+client's own stamping delay, its event-loop lag). A failed request may hold its slot until the server notices
+the client is gone. The server's count must lie between the requests surely counted over all of ``[a, b]``
+(``lo``: streaming then) and those possibly counted at some moment of it (``hi``: sent and not yet ended): the
+tolerance is the requests that started (sent, no token yet: waiting for a slot or for the step under way) or
+ended within the scrape window.
 
 **Output tokens**: the server adds a request's whole output to ``tokens_predicted_total`` when its slot is
-released (``metrics_on_prediction`` in the slot's reset), so the counter moves in steps of one request's output
-(its granularity), at the end of each stream. Over a scrape interval the server's rate and the client's differ
-by the output of the requests that ended within the scrape windows at its two ends: one scrape interval's worth
-of tokens at the current rate plus one request of granularity. Compared cumulatively (the baseline scrape is
-taken before the first request), sample ``i``'s counter delta must lie between the output of the requests that
-ended before ``a - m`` (``lo``) and that of those ended before ``b + m`` (``hi``); a request cut or failed counts
-up to its requested tokens in ``hi`` (the server counted what it generated, the client may not have seen it).
+released (``metrics_on_prediction`` in the slot's reset), so the counter moves in steps of one request's
+output (its granularity), within ``edge`` of the arrival of that request's last token. Over a scrape
+interval the server's rate and the client's may therefore differ by the output of the requests that ended
+within the scrape windows at its two ends: one scrape interval's worth of tokens at the current rate plus one
+request of granularity. Compared cumulatively (the baseline scrape is taken before the first request), the
+counter's delta must lie between the output of the successful requests surely released before ``a`` (``lo``)
+and that of those possibly released before ``b`` (``hi``); a request cut or failed counts up to its requested
+tokens in ``hi`` from its sending on (the server counted what it generated, the client may not have seen it).
 
 The functions take plain numbers (pytests feed them synthetic series); `agreement` reads a ``RunRecord``.
 """
@@ -31,52 +35,67 @@ from typing import Any
 
 import numpy as np
 
-from llamatest.load.analysis.metrics import end_of, intervals_of, telemetry_values
+from llamatest.load.analysis.metrics import answered, end_of, telemetry_values
 from llamatest.load.analysis.server_series import metric_samples
 from llamatest.load.engine.record import RunRecord
 
-EDGE_S = 0.05  # HTTP parsing before a request is a task, and the last chunk's trip after its slot is released
+EDGE_S = 0.05  # HTTP parsing before a request is a task, a chunk's trip to the client on loopback
 SHOWN = 3  # disagreeing samples named in the detail
 
 
-def in_flight_misses(windows: list[tuple[float, float, float]], spans: list[tuple[float, float]],
-                     margin: float) -> list[dict[str, float]]:
-    """The samples ``(a, b, server count)`` whose count lies outside the client's ``[lo, hi]`` over
-    ``[a - margin, b + margin]`` (``spans``: each request's ``(start, end)``)."""
-    start = np.asarray([s for s, _ in spans], dtype=float)
-    end = np.asarray([e for _, e in spans], dtype=float)
+def in_flight_misses(windows: list[tuple[float, float, float]], spans: list[tuple[float, float, float, float]]
+                     ) -> list[dict[str, float]]:
+    """The samples ``(a, b, server count)`` outside the client's ``[lo, hi]``. ``spans`` holds each request's
+    ``(possibly counted from, surely counted from, surely counted until, possibly counted until)``."""
+    maybe_from, sure_from, sure_until, maybe_until = (np.asarray(c, dtype=float).reshape(-1) for c in
+                                                      zip(*spans, strict=True)) if spans else [np.array([])] * 4
     misses = []
     for a, b, server in windows:
-        lo_t, hi_t = a - margin, b + margin
-        lo = int(np.sum((start <= lo_t) & (end >= hi_t)))
-        hi = int(np.sum((start <= hi_t) & (end >= lo_t)))
+        lo = int(np.sum((sure_from <= a) & (sure_until >= b)))
+        hi = int(np.sum((maybe_from <= b) & (maybe_until >= a)))
         if not lo <= server <= hi:
             misses.append({"t": a, "server": server, "lo": lo, "hi": hi})
     return misses
 
 
-def token_misses(windows: list[tuple[float, float, float]], ends: list[tuple[float, float, float]],
-                 margin: float) -> list[dict[str, float]]:
-    """The samples ``(a, b, counter delta since the baseline)`` outside the client's ``[lo, hi]``: ``ends`` holds
-    each request's ``(end, tokens the client counted, most tokens the server may have counted)``."""
-    t = np.asarray([e for e, _, _ in ends], dtype=float)
-    low = np.asarray([n for _, n, _ in ends], dtype=float)
-    high = np.asarray([n for _, _, n in ends], dtype=float)
+def token_misses(windows: list[tuple[float, float, float]], ends: list[tuple[float, float, float, float]]
+                 ) -> list[dict[str, float]]:
+    """The samples ``(a, b, counter delta since the baseline)`` outside the client's ``[lo, hi]``. ``ends`` holds
+    each request's ``(surely counted by, tokens then, possibly counted from, most tokens then)``."""
+    sure_by, low, maybe_from, high = (np.asarray(c, dtype=float).reshape(-1) for c in
+                                      zip(*ends, strict=True)) if ends else [np.array([])] * 4
     misses = []
     for a, b, server in windows:
-        lo = float(low[t <= a - margin].sum())
-        hi = float(high[t <= b + margin].sum())
+        lo = float(low[sure_by <= a].sum())
+        hi = float(high[maybe_from <= b].sum())
         if not lo <= server <= hi:
             misses.append({"t": a, "server": server, "lo": lo, "hi": hi})
     return misses
 
 
-def margin_of(run: RunRecord, measured: dict, edge_s: float = EDGE_S) -> float:
-    """``m``: the longest step of the server's loop seen in the run (longest token gap of a stream, longest
-    prompt by the server's own timings), plus ``edge_s``."""
-    gaps = [g for r in run.requests for g in measured[r.index][0]["itl_chunk"]]
-    prompts = [p for r in run.requests if (p := measured[r.index][0]["server_prompt_ms"]) is not None]
-    return max(gaps + prompts, default=0.0) / 1000.0 + edge_s
+def edge_of(run: RunRecord, edge_s: float = EDGE_S) -> float:
+    """``edge``: ``edge_s`` plus the client's longest event-loop lag in the run (its stamps are late by that)."""
+    return edge_s + max((lag for _, lag in run.loop_lag), default=0.0)
+
+
+def request_bounds(run: RunRecord, measured: dict, edge: float) -> tuple[list[tuple], list[tuple]]:
+    """Each sent request's in-flight span and token end for `in_flight_misses` and `token_misses`."""
+    spans, ends = [], []
+    for r in run.requests:
+        if r.t_dispatched is None:
+            continue
+        x = r.t_dispatched
+        tokens = r.token_events
+        last = tokens[-1].t if r.ok and tokens else end_of(r) if end_of(r) is not None else x
+        sure_from = tokens[0].t if r.ok and tokens else np.inf
+        spans.append((x, sure_from, last - edge, last + edge if r.ok else np.inf))
+        seen = float(measured[r.index][0]["n_out"] or 0)
+        if r.ok:
+            ends.append((last + edge, seen, last - edge, seen))
+        else:
+            most = float(max(seen, r.n_requested)) if r.n_requested is not None else np.inf
+            ends.append((np.inf, 0.0, x, most))
+    return spans, ends
 
 
 def _windows(samples: list[dict], names: tuple[str, ...], base: dict[str, float]) -> list[tuple]:
@@ -84,39 +103,25 @@ def _windows(samples: list[dict], names: tuple[str, ...], base: dict[str, float]
     for s in samples:
         v = telemetry_values(s["metrics"])
         if all(n in v for n in names):
-            out.append((s.get("t", 0.0), s.get("t_metrics", s.get("t", 0.0)),
-                        sum(v[n] - base.get(n, 0.0) for n in names)))
-    return out
-
-
-def _token_ends(run: RunRecord, measured: dict) -> list[tuple[float, float, float]]:
-    out = []
-    for r in run.requests:
-        if r.t_dispatched is None:
-            continue
-        m = measured[r.index][0]
-        seen = float(m["n_out"] or 0)
-        most = seen if r.ok else float(max(seen, r.n_requested)) if r.n_requested is not None else np.inf
-        end = end_of(r)
-        out.append((end if end is not None else r.t_dispatched, seen, most))
+            out.append((s.get("t", 0.0), answered(s), sum(v[n] - base.get(n, 0.0) for n in names)))
     return out
 
 
 def agreement(run: RunRecord, measured: dict, edge_s: float = EDGE_S) -> dict[str, Any]:
-    """``{"judged", "reason", "margin_s", "samples", "in_flight": [misses], "tokens": [misses]}`` of ``run``."""
+    """``{"judged", "reason", "edge_s", "samples", "tokens_judged", "in_flight": [misses], "tokens": [misses]}``."""
     samples = [s for s in metric_samples(run) if s.get("worker", 0) == 0]
     if len(samples) < 2:
         return {"judged": False, "reason": f"{len(samples)} /metrics samples", "in_flight": [], "tokens": []}
-    margin = margin_of(run, measured, edge_s)
+    edge = edge_of(run, edge_s)
+    spans, ends = request_bounds(run, measured, edge)
     gauges = _windows(samples, ("requests_processing", "requests_deferred"), {})
     sent = [r.t_dispatched for r in run.requests if r.t_dispatched is not None]
     # The counters' baseline must be read before the first request, or its tokens may be in it already.
-    based = samples[0].get("t_metrics", samples[0].get("t", 0.0)) <= min(sent, default=0.0)
+    based = answered(samples[0]) <= min(sent, default=0.0)
     base = telemetry_values(samples[0]["metrics"])
     counted = _windows(samples[1:], ("tokens_predicted_total",), base) if based else []
-    return {"judged": True, "reason": None, "margin_s": round(margin, 4), "samples": len(samples),
-            "tokens_judged": based, "in_flight": in_flight_misses(gauges, intervals_of(run.requests), margin),
-            "tokens": token_misses(counted, _token_ends(run, measured), margin)}
+    return {"judged": True, "reason": None, "edge_s": round(edge, 4), "samples": len(samples),
+            "tokens_judged": based, "in_flight": in_flight_misses(gauges, spans), "tokens": token_misses(counted, ends)}
 
 
 def flag_detail(found: dict[str, Any]) -> tuple[bool, str]:
@@ -134,5 +139,6 @@ def flag_detail(found: dict[str, Any]) -> tuple[bool, str]:
                           for x in misses[:SHOWN])
         parts.append(f"{label}: {len(misses)} of {found['samples']} samples outside the client's range"
                      + (f" ({shown})" if misses else ""))
-    detail = "; ".join(parts) + f"; tolerance: requests started or ended within {found['margin_s']:.3f} s of a scrape"
+    detail = "; ".join(parts) + (f"; tolerance: the requests waiting for their first token, or whose last token "
+                                 f"came within {found['edge_s']:.3f} s, of a scrape")
     return bool(found["in_flight"] or found["tokens"]), detail
