@@ -14,6 +14,7 @@ from llamatest.load.analysis.summary import summarize
 from llamatest.load.engine.record import LoadEvent, RequestRecord, RunRecord
 from llamatest.load.output.charts import server_chart
 from llamatest.load.output.results import write_run
+from llamatest.report.load import overhead_state
 
 approx = pytest.approx
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -194,3 +195,25 @@ def test_the_files_hold_the_raw_samples_and_the_chart_shows_both_sides(tmp_path)
     assert written["server_series"]["series"]["processing"] == [0.0, 1.0, 1.0, 0.0]
     assert server_chart(s, tmp_path / "server_series.png").read_bytes().startswith(PNG_MAGIC)
     assert server_chart(summarize(two_requests([]), resamples=10), tmp_path / "none.png") is None
+
+
+@pytest.mark.parametrize(("flags", "state"), [
+    ({"server_overhead": {"set": False, "detail": "d"}}, "ok: d"),
+    ({"server_overhead": {"set": True, "detail": "d"}, "machine_busy": {"set": False, "detail": ""}}, "EXCEEDED: d"),
+    ({"server_overhead": {"set": True, "detail": "d"}, "machine_busy": {"set": True, "detail": ""}},
+     "not judged (machine_busy): d"),
+    ({}, "–"),
+])
+def test_each_sweep_level_shows_its_overhead_verdict(flags, state):
+    assert overhead_state({"flags": flags}) == state
+
+
+def test_every_sweep_level_is_checked_for_overhead_by_its_own_summary():
+    # level 1 (one user on one slot) keeps its overhead; level 2 adds 300 ms outside the timings to the request
+    # that found a slot free, as a server that holds answers only when busy would
+    quiet = RunRecord(profile={}, target={}, t0_wall=0.0, t0_perf=0.0, requests=[request(0, 0.0)],
+                      meta={"total_slots": 1})
+    busy = RunRecord(profile={}, target={}, t0_wall=0.0, t0_perf=0.0, meta={"total_slots": 1},
+                     requests=[request(0, 0.0, ttft=0.35), request(1, 0.01, ttft=0.9)])
+    levels = [summarize(run, resamples=10)["flags"]["server_overhead"]["set"] for run in (quiet, busy)]
+    assert levels == [False, True]
