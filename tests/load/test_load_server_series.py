@@ -14,6 +14,7 @@ from llamatest.load.analysis.summary import summarize
 from llamatest.load.engine.record import LoadEvent, RequestRecord, RunRecord
 from llamatest.load.output.charts import server_chart
 from llamatest.load.output.results import write_run
+from llamatest.load.output.textreport import series_line
 from llamatest.report.load import overhead_state
 
 approx = pytest.approx
@@ -217,3 +218,11 @@ def test_every_sweep_level_is_checked_for_overhead_by_its_own_summary():
                      requests=[request(0, 0.0, ttft=0.35), request(1, 0.01, ttft=0.9)])
     levels = [summarize(run, resamples=10)["flags"]["server_overhead"]["set"] for run in (quiet, busy)]
     assert levels == [False, True]
+
+
+def test_the_command_line_says_whether_the_series_was_kept():
+    assert series_line({"series": {"t": [0.0, 1.0, 2.0]}, "reason": None}) == (
+        "server series: 3 /metrics samples (server_series in summary.json, server-series.jsonl)")
+    assert series_line({"series": None, "reason": "GET /metrics answered 501: the server was started without "
+                        "--metrics"}) == ("server series: none (GET /metrics answered 501: the server was started "
+                                          "without --metrics)")

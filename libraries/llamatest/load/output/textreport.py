@@ -42,6 +42,7 @@ def run_lines(load_run: Any) -> list[str]:
         lines += trial_lines(s["trials"])
     flags = [f"  {n}: {f.get('detail')}" for n, f in (s.get("flags") or {}).items() if f.get("set")]
     lines += ["flags set:", *flags] if flags else ["flags: none set"]
+    lines.append(series_line(s.get("server_series") or {}))
     answers = s.get("answers") or {}
     if answers.get("check"):
         check = answers["check"]
@@ -57,6 +58,14 @@ def run_lines(load_run: Any) -> list[str]:
                      + (f" ({cmp['note']})" if cmp.get("note") else ""))
     lines.append(f"files: {load_run.outdir}")
     return lines
+
+
+def series_line(block: dict[str, Any]) -> str:
+    """Whether the run kept the server's own /metrics series (server-series.jsonl), or why not."""
+    series = block.get("series")
+    if not series:
+        return f"server series: none ({block.get('reason') or 'not in this summary'})"
+    return f"server series: {len(series['t'])} /metrics samples (server_series in summary.json, server-series.jsonl)"
 
 
 def trial_lines(block: dict[str, Any]) -> list[str]:
