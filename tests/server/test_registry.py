@@ -101,6 +101,25 @@ def test_kill_trees_share_one_grace_then_sigkill():
         proc.stdout.close()
 
 
+def test_kill_trees_do_not_wait_for_a_zombie_they_cannot_reap():
+    # the parent never reaps its child, as a container's init may not for seconds: only it could remove the zombie
+    parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time; "
+                               "child = subprocess.Popen(['true']); print(child.pid, flush=True); time.sleep(60)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        zombie = psutil.Process(int(parent.stdout.readline()))
+        deadline = time.monotonic() + 5
+        while zombie.status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
+            time.sleep(0.05)
+        started = time.monotonic()
+        _pidregistry.kill_trees([(zombie.pid, None)], grace=5)
+        assert time.monotonic() - started < 1.0
+    finally:
+        parent.kill()
+        parent.wait()
+        parent.stdout.close()
+
+
 def test_kill_tree_leaves_a_reused_pid_alone():
     proc = subprocess.Popen(SLEEPER)
     try:

@@ -13,6 +13,7 @@ import ctypes
 import json
 import os
 import signal
+import time
 from pathlib import Path
 
 import psutil
@@ -21,6 +22,7 @@ from llamatest import deadlines, workdir
 from llamatest.settings import pid_dir
 
 PR_SET_PDEATHSIG = 1
+POLL_S = 0.05  # between two looks at processes told to end
 
 
 def registry_dir() -> Path:
@@ -86,14 +88,37 @@ def kill_trees(targets: list[tuple[int, float | None]], grace: float | None = No
             continue
         roots[pid] = root
     _signal_all(procs, psutil.Process.terminate)
-    _, alive = psutil.wait_procs(procs, timeout=deadlines.or_default(grace, "failed_start"))
+    alive = _wait_ended(procs, deadlines.or_default(grace, "failed_start"))
     _signal_all(alive, psutil.Process.kill)
-    psutil.wait_procs(alive, timeout=deadlines.deadline("kill"))
+    _wait_ended(alive, deadlines.deadline("kill"))
     codes: dict[int, int | None] = {pid: None for pid, _ in targets}
     for pid, root in roots.items():
         code = getattr(root, "returncode", None)  # set by wait_procs on the processes that are gone
         codes[pid] = None if code is None else int(code)
     return codes
+
+
+def _wait_ended(procs: list[psutil.Process], timeout: float) -> list[psutil.Process]:
+    """`psutil.wait_procs` (which reaps our own children, so that their exit codes are known) for up to
+    ``timeout`` s, where a zombie that is not our child counts as ended: only its parent can remove it, and an
+    orphan's new parent, the container's init, may reap it seconds later or never. Returns those still alive."""
+    end = time.monotonic() + timeout
+    alive = list(procs)
+    while alive:
+        _, alive = psutil.wait_procs(alive, timeout=min(POLL_S, max(end - time.monotonic(), 0.0)))
+        alive = [proc for proc in alive if not _orphan_zombie(proc)]
+        if time.monotonic() >= end:
+            break
+    return alive
+
+
+def _orphan_zombie(proc: psutil.Process) -> bool:
+    try:
+        return proc.status() == psutil.STATUS_ZOMBIE and proc.ppid() != os.getpid()
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.Error:  # not ours to look at: wait for it as for any other
+        return False
 
 
 def _signal_all(procs: list[psutil.Process], send) -> None:
