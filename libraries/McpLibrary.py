@@ -33,7 +33,9 @@ class McpLibrary:
     def __init__(self) -> None:
         self.marker = f"llamatest-mcp-{uuid.uuid4().hex[:12]}"
         self._http: HttpMcpServer | None = None
-        self._tools: dict[str, list[dict]] = {}  # kind -> the SDK's listing: each kind is spawned once
+        self._tools: dict[str, list[dict]] = {}  # kind -> the SDK's listing
+        # the SDK client's own fixtures: each kind is started once for the suite, not once per expected answer
+        self._reference = _reference.ReferenceSessions()
 
     @keyword("Write Mcp Config")
     def write_mcp_config(self, *entries: dict, marker: str | None = None) -> str:
@@ -54,16 +56,22 @@ class McpLibrary:
         for entry in entries:
             kind = entry["kind"]
             if kind not in self._tools:
-                self._tools[kind] = _reference.sdk_tools(_config.fixture_command(kind, "llamatest-mcp-reference"))
+                self._tools[kind] = self._reference.tools(_reference_command(kind))
             items.extend(_reference.tools_entry(entry["name"], tool) for tool in self._tools[kind])
         return sorted(items, key=lambda item: item["tool"])
+
+    @keyword("Start Sdk Reference Fixtures")
+    def start_sdk_reference_fixtures(self, *entries: dict) -> None:
+        """Starts, in the background, the fixtures of ``entries`` that the SDK client asks for the expected
+        answers (one per kind, for the whole suite), so that they start while llama-server does; the first
+        expected answer of a kind waits for its fixture."""
+        self._reference.open([_reference_command(entry["kind"]) for entry in entries])
 
     @keyword("Expected Mcp Answer")
     def expected_mcp_answer(self, entry: dict, tool: str, **arguments) -> dict:
         """The ``POST /tools`` body llama-server should answer for ``tool`` of ``entry`` with ``arguments``:
         the SDK client's result of the same call, mapped as the server's README-dev says."""
-        command = _config.fixture_command(entry["kind"], "llamatest-mcp-reference")
-        return _reference.tools_answer(_reference.sdk_call(command, tool, arguments))
+        return _reference.tools_answer(self._reference.call(_reference_command(entry["kind"]), tool, arguments))
 
     @keyword("Tool Call Bodies")
     def tool_call_bodies(self, tool: str, argument: str, *values) -> list[dict]:
@@ -102,8 +110,10 @@ class McpLibrary:
 
     @keyword("Stop Mcp Fixtures")
     def stop_mcp_fixtures(self) -> None:
-        """Stops the HTTP fixture and kills any fixture process of the suite left alive (with a warning)."""
+        """Stops the HTTP fixture and the SDK client's own fixtures, and kills any fixture process of the suite
+        left alive (with a warning)."""
         self.stop_http_mcp_server()
+        self._reference.close()
         left = _processes.fixture_processes(self.marker)
         if left:
             logger.warn(f"MCP fixture processes left alive, killed: {_processes.describe(left)}")
@@ -146,6 +156,11 @@ class McpLibrary:
 def _excerpt(value, limit: int = 200) -> str:
     text = repr(value)
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+def _reference_command(kind: str) -> list[str]:
+    """The command line of the fixture of ``kind`` that the SDK client talks to (llama-server runs its own)."""
+    return _config.fixture_command(kind, "llamatest-mcp-reference")
 
 
 def _entry(value: dict, http_url: str | None) -> _config.Entry:

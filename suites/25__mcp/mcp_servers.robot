@@ -15,20 +15,21 @@ Test Tags           mcp    needs:managed    build-specific    builds:10825-
 
 
 *** Variables ***
-${SHORT_MS}         ${1500}
+# the timeout_ms of the faulty servers whose calls wait for it to run out (hang, garbage, huge) on a quiet
+# machine. It also bounds the spawn and the `initialize` of each call, about 50 ms here: ten times that, no more;
+# the set-up stretches it on a busy machine (`Deadline`) and gives the entries and `${SHORT_MS}` the figure.
+${SHORT_TIMEOUT}    500 ms
+${BOUND_MS}         ${1500}
 ${PROBE}            LLAMATEST_MCP_PROBE
 ${PLACE_DIR}        ${OUTPUT_DIR}${/}mcp${/}place
 ${NO_CONFIG}        ${OUTPUT_DIR}${/}mcp${/}no-such-config.json
 &{ECHO}             name=echo    kind=echo
-&{HANG}             name=hang    kind=hang    timeout_ms=${SHORT_MS}
-&{CRASH}            name=crash    kind=crash    timeout_ms=${SHORT_MS}
-&{GARBAGE}          name=garbage    kind=garbage    timeout_ms=${SHORT_MS}
-&{SHAPELESS}        name=shapeless    kind=shapeless    timeout_ms=${SHORT_MS}
+&{CRASH}            name=crash    kind=crash    timeout_ms=${BOUND_MS}
+&{SHAPELESS}        name=shapeless    kind=shapeless    timeout_ms=${BOUND_MS}
 &{NOTIFY}           name=notify    kind=notify
 &{BURST}            name=burst    kind=burst
 &{NO_TOOLS}         name=empty    kind=empty
 &{GRANDCHILD}       name=gc    kind=grandchild
-&{HUGE}             name=huge    kind=oversized    timeout_ms=${SHORT_MS}
 &{PLACE_ENV}        LLAMATEST_MCP_PROBE=probe value
 &{PLACE}            name=place    kind=echo    cwd=${PLACE_DIR}    env=${PLACE_ENV}
 &{MISSING}          name=missing    kind=missing
@@ -68,6 +69,9 @@ A Result Of Two Megabytes Is Passed Through Whole
     Tool Answer Should Be The Sdk Answer    ${ECHO}    repeat    text=ab    times=${1000000}
 
 A Hanging MCP Server Times Out With An Error Object And Frees Nothing Else
+    [Documentation]    The call waits for the `timeout_ms` of its server's config (`${SHORT_TIMEOUT}` on a quiet
+    ...    machine, sized in the suite's variables), then answers with an error object, never earlier; the server
+    ...    goes on.
     ${resp} =    Tool Should Answer Error    hang_echo    request timed out    message=hi
     Should Be True    $resp.elapsed.total_seconds() >= ${SHORT_MS} / 1000    answered before its timeout_ms
     Server Should Still Serve Completions
@@ -98,9 +102,12 @@ A Server That Lists No Tool Adds None
 
 A Result Line Over Eight Megabytes Is Dropped And Times Out
     [Documentation]    The stdio reader drops any line over 8 MiB (server-mcp.cpp, `max_line`), so the reply never
-    ...    arrives: the call ends at the server's `timeout_ms` with an error object, and the server goes on.
+    ...    arrives: the call ends at the server's `timeout_ms` with an error object, and the server goes on. The
+    ...    server's log shows that the line came and was dropped, so the timeout did not merely come first.
     [Tags]    builds:11434-
     Tool Should Answer Error    huge_echo    request timed out    message=hi
+    ${wait} =    Deadline    5 s
+    Wait Until Keyword Succeeds    ${wait}    100 ms    Server Log Should Contain    MCP: dropping oversized line
     Server Should Still Serve Completions
 
 The Config Sets The Environment And The Working Directory Of A Server
@@ -194,7 +201,7 @@ Concurrent Echo Answers Should Be The Sdk Answers
 
 Start Suite Server With Every Fixture
     [Documentation]    Starts the HTTP fixture and checks that it answers the SDK client, then starts the suite's
-    ...    server with one entry of each kind.
+    ...    server with one entry of each kind, while the SDK client's own fixtures start beside it.
     ${url} =    Start Http Mcp Server
     ${tools} =    Http Mcp Tools    ${url}
     Should Contain    ${tools}    echo
@@ -202,8 +209,23 @@ Start Suite Server With Every Fixture
     VAR    ${HTTP_URL}    ${url}    scope=SUITE    # robocop: off=no-suite-variable
     VAR    ${HTTP_SDK_REQUESTS}    ${sdk_requests}    scope=SUITE    # robocop: off=no-suite-variable
     Create Directory    ${PLACE_DIR}
+    Time Out The Waiting Servers After    ${SHORT_TIMEOUT}
+    Start Sdk Reference Fixtures    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
+    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}
     Start Server With Mcp Servers    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
     ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}    ${MISSING}    ${REMOTE}
+
+Time Out The Waiting Servers After
+    [Documentation]    Sets `${SHORT_MS}` to `quiet` (a Robot time) as the machine allows now (`Deadline`), in
+    ...    milliseconds, and makes it the `timeout_ms` of the faulty servers whose calls wait for it: `${HANG}`,
+    ...    `${GARBAGE}`, `${HUGE}`.
+    [Arguments]    ${quiet}
+    ${seconds} =    Deadline    ${quiet}
+    ${ms} =    Convert To Integer    ${seconds * 1000}
+    VAR    ${SHORT_MS}    ${ms}    scope=SUITE    # robocop: off=no-suite-variable
+    VAR    &{HANG}    name=hang    kind=hang    timeout_ms=${ms}    scope=SUITE    # robocop: off=no-suite-variable
+    VAR    &{GARBAGE}    name=garbage    kind=garbage    timeout_ms=${ms}    scope=SUITE    # robocop: off=no-suite-variable
+    VAR    &{HUGE}    name=huge    kind=oversized    timeout_ms=${ms}    scope=SUITE    # robocop: off=no-suite-variable
 
 Stop Servers And Mcp Fixtures
     [Documentation]    Stops the suite's servers, then every MCP fixture process the suite left.
