@@ -84,14 +84,18 @@ def wav_data_uri(seconds: float = 1.0, frequency: float = 440.0, seed: int = 0) 
 BIG_BYTES = 11 * 1024 * 1024  # over the 10 MB limit of server-common.cpp handle_media
 
 
-TRICKLE_S = 12.0  # longer than handle_media's 10 s timeout
+# The trickle lasts just over handle_media's 10 s timeout: the least that tells a bound on the whole download (which
+# would cut it) from one on each read (which a byte a second never reaches); its end comes half a second after 10 s.
+TRICKLE_S = 10.5
+TRICKLE_GAP_S = 1.0
 
 
 class MediaFixture:
     """An aiohttp server on 127.0.0.1 (port 0) in a thread with its own event loop, recording every request.
 
     Routes: ``/image.png?seed=N`` (a generated PNG), ``/redirect`` (302 to ``/image.png``), ``/loop`` (302 to
-    itself), ``/big`` (200 ``image/png`` of `BIG_BYTES`), ``/trickle`` (one byte a second for `TRICKLE_S`).
+    itself), ``/big`` (200 ``image/png`` of `BIG_BYTES`), ``/trickle`` (a byte every `TRICKLE_GAP_S` for
+    `TRICKLE_S`, then the end of the body).
     """
 
     def __init__(self):
@@ -129,9 +133,12 @@ class MediaFixture:
     async def _trickle(request: web.Request) -> web.StreamResponse:
         resp = web.StreamResponse(headers={"Content-Type": "image/png"})
         await resp.prepare(request)
-        for _ in range(int(TRICKLE_S)):
+        loop = asyncio.get_running_loop()
+        end = loop.time() + TRICKLE_S
+        while (left := end - loop.time()) > 0:
             await resp.write(b"\x89")
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(min(TRICKLE_GAP_S, left))
+        await resp.write(b"\x89")  # the last byte comes at the very end, so the body ends no sooner
         return resp
 
     def stop(self) -> None:

@@ -70,10 +70,12 @@ A Redirect Loop Ends After A Bounded Number Of Fetches
     Should Be True    1 < len($requests) <= 32    the fetcher asked /loop ${{ len($requests) }} times
 
 A Trickling Image Server Ends In An Error Object And The Server Survives
-    [Documentation]    The fixture sends one byte a second for 12 seconds, longer than the fetcher's 10 s timeout.
-    ...    This build waits for all of it (the timeout bounds each read, not the download: a host that
-    ...    trickles holds the request and an HTTP thread as long as it likes; no written contract states the
-    ...    limit, hence no `bug`), then refuses the bytes, which are no image, with an error object.
+    [Documentation]    The fixture sends a byte a second for 10.5 seconds, just longer than the fetcher's 10 s
+    ...    timeout (hard-coded in handle_media): the least that tells a bound on the whole download, which would
+    ...    end it in a 500 `cannot make GET request`, from one on each read. This build waits for all of it (the
+    ...    timeout bounds each read, not the download: a host that trickles holds the request and an HTTP thread
+    ...    as long as it likes; no written contract states the limit, hence no `bug`), then refuses the bytes,
+    ...    which are no image, with an error object.
     [Tags]    build-specific
     ${messages} =    Chat About Url    /trickle
     ${resp} =    Chat With Messages    ${messages}    max_tokens=${2}    expected_status=any
