@@ -181,8 +181,8 @@ def names_tag(patterns: list[str], tag: str) -> bool:
 
 
 # A tag whose every test also carries a default-excluded tag: including it names that tag too, so that
-# `--include noise` runs the noise suite, which is also tagged load.
-IMPLIED_TAGS = {"noise": "load"}
+# `--include noise` runs the noise suite, which is also tagged load, and `--include ray` the Ray suites (load too).
+IMPLIED_TAGS = {"noise": "load", "ray": "load"}
 
 
 def robot_defaults(includes: list[str] | tuple = ()) -> list[str]:

@@ -59,6 +59,8 @@ QUIET_S: dict[str, float] = {
     "ray_margin": 30.0,  # added to a profile's own bound before the driver gives up on a worker
     "ray_exit": 5.0,  # local Ray processes to exit by themselves after ray.shutdown()
     "ray_term": 2.0,  # then after SIGTERM, before SIGKILL
+    "ray_node_start": 60.0,  # one `ray start` of a test cluster's node, to its prompt (8 to 21 s seen here)
+    "ray_worker_run": 120.0,  # a test cluster's load worker to begin its shard (its start and clock rounds)
     "drain": 30.0,  # a load profile's requests still open when its schedule ends
     "telemetry": 2.0,  # one /metrics or /slots scrape during a load run
     "mass_disconnect": 120.0,  # the whole mass-disconnect check: streams, hang-ups, idle slots, follow-ups

@@ -38,7 +38,8 @@ TAXONOMY: tuple[tuple[tuple[str, ...], str], ...] = (
                      "even from `--include load`"),
     (("load",), "the load suites: minutes of traffic on SmolLM2 and `tiny`; excluded by default, `--include load` "
                 "runs them"),
-    (("ray",), "starts a local Ray instance (load sharded over workers); tagged `load` too"),
+    (("ray",), "starts Ray: a local instance (load sharded over workers) or a cluster of two nodes on this machine "
+               "(`ray_cluster.robot`); tagged `load` too, and `--include ray` runs them"),
     (("noise",), "hostile requests sent beside a load profile (wrong keys, malformed JSON, oversized bodies, "
                  "slowloris, dropped streams, fetched image URLs); tagged `load` too, and `--include noise` runs it"),
     (("wrong_usage",), "requests a user should not send (no limit on a model that never stops); excluded by default"),

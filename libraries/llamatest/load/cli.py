@@ -17,6 +17,7 @@ import argparse
 import importlib
 import os
 import re
+import socket
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -30,6 +31,7 @@ from llamatest.load.analysis import noise as _noise
 from llamatest.load.analysis import soak, sweep, validity
 from llamatest.load.analysis import trials as _trials
 from llamatest.load.engine.client import Target
+from llamatest.load.engine.distributed import DistributedError
 from llamatest.load.engine.profiles import KINDS, Profile
 from llamatest.load.engine.progress import ProgressLine
 from llamatest.load.output import results
@@ -74,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--noise", metavar="SPEC", help="hostile requests beside the profile, e.g. 'rate=2 max=30' "
                      f"(also kinds=a,b and slowloris=SECONDS; kinds: {', '.join(NOISE_KINDS)}); not answered as "
                      "documented: exit 1")
+    run.add_argument("--workers", type=int, default=1, help="shard the profile over N Ray workers (default 1: no Ray)")
+    run.add_argument("--ray-address", metavar="HOST:PORT", help="run the workers on the Ray cluster of this head "
+                     "(`ray start --head --port PORT` there); default with --workers > 1: a local Ray instance")
     sw = sub.add_parser("sweep", help="synchronous, maximum throughput, then rates between")
     _target_options(sw)
     sw.add_argument("--points", type=int, default=4, help="rates between (default 4)")
@@ -196,6 +201,24 @@ def profile_of(args: argparse.Namespace) -> Profile:
         raise UsageError(f"--{flag}: {exc}") from None
 
 
+def shards_of(args: argparse.Namespace) -> dict[str, Any]:
+    """``--workers`` and ``--ray-address`` as `Plan` fields, after checking that the head answers on its port."""
+    if args.workers < 1:
+        raise UsageError(f"--workers {args.workers}: give 1 or more workers, e.g. --workers 2")
+    address = args.ray_address
+    if address is None:
+        return {"workers": args.workers}
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--ray-address {address!r}: write HOST:PORT of the cluster's head, e.g. 10.0.0.5:6379")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=deadlines.deadline("probe")).close()
+    except OSError as exc:
+        raise UsageError(f"--ray-address {address}: nothing answers there ({type(exc).__name__}): start the head "
+                         f"with `ray start --head --port {port}` on {host}, or give its address") from None
+    return {"workers": args.workers, "ray_address": address}
+
+
 def noise_of(text: str, profile: Profile) -> NoiseSpec:
     """``--noise`` as a spec bounded by the profile's time (its warm-up and measured seconds)."""
     try:
@@ -249,15 +272,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.repeats < 1 or args.check_answers < 0:
         raise UsageError("--repeats must be >= 1 and --check-answers >= 0 (e.g. --repeats 3 --check-answers 8)")
     noise = noise_of(args.noise, profile) if args.noise else None
+    shards = shards_of(args)
     target = target_of(args, keep_text=args.check_answers > 0)
     dataset = dataset_of(args, target)
     progress = ProgressLine(label=f"{profile.describe()}: ")
-    plan = replace(_plan(args, target, dataset, profile.kind, on_tick=progress), noise=noise)
+    plan = replace(_plan(args, target, dataset, profile.kind, on_tick=progress), noise=noise, **shards)
     outdir, history = _places(args, plan.name)
     try:
         load_run = execute(plan, profile, outdir=outdir, history_root=history, slo=slo or None,
                            checks=Checks(repeats=args.repeats, answers=args.check_answers, answer_seed=args.seed,
                                          server_pid=pid_of(args)))
+    except DistributedError as exc:
+        raise UsageError(f"--workers/--ray-address: {exc}") from None
     finally:
         progress.close()
     print("\n".join(run_lines(load_run)))

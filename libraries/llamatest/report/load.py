@@ -105,6 +105,20 @@ def server_series_table(summary: dict) -> str:
     return table(["the server's own series (mean / max)", "value"], rows)
 
 
+def workers_table(summary: dict) -> str:
+    """The Ray workers of a sharded run: the node each ran on, its share of the measured requests, and for a
+    worker that was lost what the driver knew of it ("" for a run in one process)."""
+    workers = [w for w in _dict(summary.get("run")).get("workers") or [] if isinstance(w, dict)]
+    if len(workers) < 2:
+        return ""
+    rows = [[w.get("id"), str(w.get("node_id") or "")[:12], f"{w.get('host')} / {w.get('pid')}", w.get("scheduled"),
+             w.get("measured"), fmt(100 * (w.get("share") or 0), 1), w.get("succeeded"),
+             (f"lost at {fmt(w.get('lost_at_s'), 1)} s: sent {w.get('sent')} by its last report, "
+              f"{w.get('answers_missing')} answers missing") if w.get("lost") else ""] for w in workers]
+    return labelled("workers (Ray)", table(["worker", "node", "host / pid", "scheduled", "measured", "share %",
+                                            "succeeded", "lost"], rows))
+
+
 def flags_table(summary: dict) -> str:
     """Every validity flag, set or not, with the numbers behind it."""
     rows = [[name, "SET" if _dict(flag).get("set") else "clear", _dict(flag).get("detail", "")]
@@ -142,7 +156,8 @@ def load_run_html(load_run: Any) -> str:
         ["results", str(load_run.outdir)],
     ])
     parts = [head, labelled("latency (ms) and token counts; percentiles numpy 'linear'", metrics_table(s)),
-             labelled("throughput (per second)", throughput_table(s)), labelled("validity", flags_table(s)),
+             labelled("throughput (per second)", throughput_table(s)), workers_table(s),
+             labelled("validity", flags_table(s)),
              labelled("the server watched from inside (/metrics, /slots) against the client", server_series_table(s)),
              details("server telemetry over the run (includes warmup requests)", server_table(s))]
     for key, cmp in load_run.comparisons.items():

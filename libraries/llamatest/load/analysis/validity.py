@@ -24,10 +24,10 @@ from llamatest.load.engine.record import RunRecord
 
 # Flags that make a point unusable for capacity claims and sweeps.
 INVALIDATING = ("client_bound", "machine_busy", "rate_shortfall", "cache_contaminated", "oversaturated",
-                "server_restarted")
+                "server_restarted", "worker_lost")
 # Whose fault a set flag is. The machine's or the harness's: the numbers say nothing about the server, so a
 # check on them is not judged (skipped with the figures), never passed or failed.
-MACHINE_SIDE = ("client_bound", "machine_busy", "rate_shortfall", "cache_contaminated")
+MACHINE_SIDE = ("client_bound", "machine_busy", "rate_shortfall", "cache_contaminated", "worker_lost")
 # The server answered wrongly or restarted: a failure whatever the machine did.
 SERVER_CORRECTNESS = ("token_count_mismatch", "osl_mismatch", "server_restarted", "invalid_stream",
                       "counter_mismatch")
@@ -306,6 +306,23 @@ def _server_side(block: dict | None, module: Any, what: str) -> dict[str, Any]:
     return _flag(*module.flag_detail(block))
 
 
+def _worker_lost(run: RunRecord) -> dict[str, Any]:
+    """A Ray worker (its process or its node) died during the run: its requests are not in the results, so the
+    run measured less load than the profile asked for (``distributed.lost_shard`` holds what the driver knew)."""
+    lost = [w for w in run.workers if w.get("lost")]
+    if not lost:
+        return _flag(False, f"{len(run.workers) or 1} worker(s), none lost")
+    parts = []
+    for w in lost:
+        node = f" on node {str(w.get('node_id'))[:12]}" if w.get("node_id") else ""
+        scheduled = "a closed loop (no schedule)" if w.get("scheduled") is None else f"{w['scheduled']} scheduled"
+        reported = "no report" if w.get("reported_at_s") is None else f"its last report at {w['reported_at_s']:.1f} s"
+        parts.append(f"worker {w['id']}{node} lost at {w['lost_at_s']:.1f} s ({w.get('error', '')}): by {reported} "
+                     f"it had sent {w['sent']} and had {w['answered']} answered, of {scheduled}; "
+                     f"{w['answers_missing']} answers missing from the results")
+    return _flag(True, f"{len(lost)} of {len(run.workers)} workers lost: " + "; ".join(parts))
+
+
 def validity_flags(run: RunRecord, summary: dict, *, cold: bool = True, thresholds: dict | None = None,
                    per_request: list[dict] | None = None) -> dict[str, dict[str, Any]]:
     """Every validity flag of ``run`` (whose ``summary`` is already computed): ``{flag: {"set", "detail"}}``.
@@ -340,6 +357,7 @@ def validity_flags(run: RunRecord, summary: dict, *, cold: bool = True, threshol
         "insufficient_samples": _insufficient(summary, th),
         "server_restarted": _restarted(summary),
         "high_coalescing": _coalescing(summary, th),
+        "worker_lost": _worker_lost(run),
         "server_disagrees": _server_side((summary.get("server_series") or {}).get("agreement"), server_agreement,
                                          "server series"),
         "server_overhead": _server_side(summary.get("overhead"), overhead, "overhead"),

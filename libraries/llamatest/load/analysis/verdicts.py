@@ -233,3 +233,41 @@ def slo_from_calibration(summary: dict, name: str, factor: float, floor_ms: floa
                                  "it needs successful requests of at least two output tokens")
         slo[f"{metric}_p95_ms"] = round(factor * p50 + floor_ms, 1)
     return slo
+
+
+def workers_spread(workers: list[dict], name: str, nodes: int) -> None:
+    """The workers ran on ``nodes`` different Ray nodes, none was lost, and each sent exactly the requests its
+    share of the profile scheduled (open loop; a closed loop has no schedule to compare with)."""
+    lost = [w.get("id") for w in workers if w.get("lost")]
+    if lost:
+        raise AssertionError(f"load run '{name}' lost worker(s) {lost}")
+    seen = {w.get("node_id") for w in workers}
+    if None in seen or len(seen) != nodes:
+        where = {w.get("id"): w.get("node_id") for w in workers}
+        raise AssertionError(f"load run '{name}' ran its workers on {len(seen - {None})} node(s), expected {nodes}: "
+                             f"{where}")
+    short = [f"worker {w['id']} sent {w['requests']} of {w['scheduled']}" for w in workers
+             if w.get("scheduled") is not None and w["requests"] != w["scheduled"]]
+    if short:
+        raise AssertionError(f"load run '{name}': not every worker sent its share: {'; '.join(short)}")
+
+
+def worker_lost(summary: dict, workers: list[dict], name: str, worker: int) -> dict:
+    """Worker ``worker`` (only) was lost, the ``worker_lost`` flag says so, and the run counts the requests of the
+    workers that finished, no more: every request the lost one was scheduled to send is missing, and no more
+    than those were reported sent before it died. Returns the lost worker's entry."""
+    flag = (summary.get("flags") or {}).get("worker_lost") or {}
+    if not flag.get("set"):
+        raise AssertionError(f"load run '{name}': worker_lost is not set ({flag.get('detail', 'no such flag')})")
+    lost = [w for w in workers if w.get("lost")]
+    if [w["id"] for w in lost] != [worker]:
+        raise AssertionError(f"load run '{name}' lost worker(s) {[w['id'] for w in lost]}, expected [{worker}]")
+    entry = lost[0]
+    if entry["scheduled"] is not None and not entry["sent"] <= entry["scheduled"] == entry["answers_missing"]:
+        raise AssertionError(f"load run '{name}': lost worker {worker} sent {entry['sent']}, scheduled "
+                             f"{entry['scheduled']}, {entry['answers_missing']} answers missing")
+    kept = sum(w["requests"] for w in workers if not w.get("lost"))
+    counted = (summary.get("counts") or {}).get("attempted", 0) + (summary.get("counts") or {}).get("warmup", 0)
+    if counted != kept:
+        raise AssertionError(f"load run '{name}' counts {counted} requests, its surviving workers sent {kept}")
+    return entry

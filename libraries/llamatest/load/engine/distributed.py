@@ -37,6 +37,8 @@ from llamatest.load.workloads.bodies import RequestBodies, prompt_hash
 
 START_LEAD_S = 1.0  # the barrier: workers start this long after the driver sends the start time
 CLOCK_ROUNDS = 8  # round trips per worker for the clock offset
+PROGRESS_INTERVAL_S = 1.0  # how often the driver asks each worker how far it got
+ERROR_CHARS = 200  # of a lost worker's error, kept in its entry
 LOCAL_OBJECT_STORE_BYTES = 100 * 1024 * 1024  # the run ships only event logs: keep the local instance small
 LOCAL_TEMP_DIR = "llamatest-ray"  # under the system temp directory (Ray's own default is <temp>/ray)
 _AUTH_SETUP_LOGGER = "ray._private.authentication.authentication_token_setup"
@@ -52,9 +54,21 @@ class LoadWorker:
 
     def __init__(self, worker: int):
         self.worker = worker
+        self.sent = self.answered = 0  # as of the last tick of the run: what the driver knows if this worker dies
 
     async def hello(self) -> dict[str, Any]:
-        return {"host": socket.gethostname(), "pid": os.getpid(), "cwd": os.getcwd()}
+        import ray
+
+        return {"host": socket.gethostname(), "pid": os.getpid(), "cwd": os.getcwd(),
+                "node_id": ray.get_runtime_context().get_node_id()}
+
+    async def progress(self) -> dict[str, Any]:
+        """Requests sent and answered so far (ended, by success or error), and this worker's wall clock."""
+        return {"sent": self.sent, "answered": self.answered, "wall": time.time()}
+
+    def _tick(self, records, in_flight: int) -> None:
+        self.sent = sum(1 for r in records if r.t_dispatched is not None)
+        self.answered = self.sent - in_flight
 
     async def clock(self) -> float:
         return time.time()
@@ -68,7 +82,7 @@ class LoadWorker:
         wall, perf = time.time(), time.perf_counter()
         start_at_perf = perf + (start_wall + offset_s - wall)
         record = await run_load(target, profile, body_for, telemetry=telemetry, worker=self.worker,
-                                start_at_perf=start_at_perf)
+                                start_at_perf=start_at_perf, on_tick=self._tick)
         record.t0_wall = wall + (record.t0_perf - perf)  # this worker's wall clock at exactly its t0
         return {"record": record, "late_s": max(0.0, perf - start_at_perf)}
 
@@ -100,8 +114,11 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
     of ``datasets.body_maker`` as a dict (prompts included), or a ``datasets.BodySpec`` (what
     ``body_maker`` returns), or any other picklable callable ``index -> body``. ``telemetry`` lets worker 0
     (only: one scraper per server) sample ``/metrics`` and ``/slots``. ``RunRecord.workers`` lists each
-    worker's id, host, pid, clock offset to the driver and its error bound (seconds). Raises
-    ``DistributedError`` when Ray cannot start, a worker fails, or a worker overruns the profile's bound.
+    worker's id, host, pid, Ray node, share of the measured requests, clock offset to the driver and its error
+    bound (seconds). Workers are spread over the cluster's nodes (Ray's SPREAD strategy). A worker that is lost
+    (its process or its node died) leaves a `lost_shard` entry instead of its requests, and the run goes on with
+    the others (``validity``'s ``worker_lost`` flag says so). Raises ``DistributedError`` when Ray cannot start,
+    a worker raises, every worker is lost, or a worker overruns the profile's bound.
     """
     body_for = _checked_bodies(body_spec, workers)
     shards = [profile.shard(i, workers) for i in range(workers)]
@@ -109,11 +126,15 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
     local = _RayProcesses()
     folder = workdir.create("ray") if address is None else None  # a local instance's processes work there
     ray, started_here = _started(workers, address, runtime_env, local, folder)
-    if started_here:
+    # Only a local instance's processes are this run's to stop: a cluster's (`ray start`, maybe on this very
+    # machine, under the same session directory) outlive the run.
+    own = started_here and address is None
+    if own:
         local.collect(_session_dir(ray))
     actors = []
     try:
-        actor_class = ray.remote(num_cpus=1)(LoadWorker)
+        # SPREAD: one worker per node while nodes have room, on any cluster, with nothing to label on its nodes
+        actor_class = ray.remote(num_cpus=1, scheduling_strategy="SPREAD")(LoadWorker)
         actors = [actor_class.remote(i) for i in range(workers)]
         hellos = _get(ray, [a.hello.remote() for a in actors], deadlines.deadline("ray_actor"), "start",
                       hint=f" (each worker needs 1 free CPU in the Ray cluster: {workers} in all)")
@@ -124,27 +145,45 @@ def run_distributed(target, profile, body_spec, *, workers: int = 2, address: st
         refs = [a.run.remote(target, shard, ShardBodies(body_for, i, workers), start_wall=start_wall,
                              offset_s=clocks[i][0], telemetry=telemetry and i == 0)
                 for i, (a, shard) in enumerate(zip(actors, shards, strict=True))]
-        results = _get(ray, refs, bound, "finish the run")
+        results, lost = _collect(ray, actors, refs, bound, start_wall, [c[0] for c in clocks])
     finally:
         _kill_actors(ray, actors)
         if started_here:
-            local.collect(_session_dir(ray))  # the workers started since ray.init
+            if own:
+                local.collect(_session_dir(ray))  # the workers started since ray.init
             ray.shutdown()
             local.stop()
         workdir.remove(folder)
 
-    merged = merge_runs([r["record"] for r in results], offsets=[c[0] for c in clocks], t0_wall=start_wall,
-                        t0_perf=driver_perf + (start_wall - driver_wall))
+    merged = _assemble(results, lost, shards, hellos, clocks, t0_wall=start_wall,
+                       t0_perf=driver_perf + (start_wall - driver_wall))
     merged.profile = profile.as_dict()
-    for i, info in enumerate(merged.workers):
-        info.update(**hellos[i], bound_s=clocks[i][1], late_s=results[i]["late_s"], seed=[shards[i].seed, i],
-                    profile=shards[i].describe())
     merged.meta.setdefault("distributed", {}).update(
         engine="ray", ray_version=ray.__version__, workers=workers, address=address or "local",
-        clock_bound_s=max(c[1] for c in clocks))
-    if started_here:
+        clock_bound_s=max(c[1] for c in clocks), nodes=len({h["node_id"] for h in hellos}), lost=sorted(lost))
+    if own:
         merged.meta["distributed"].update(local_processes=len(local.processes), stopped_forcibly=local.forced,
                                           left_running=local.left)
+    return merged
+
+
+def _assemble(results: list, lost: dict, shards: list, hellos: list, clocks: list, *, t0_wall: float,
+              t0_perf: float) -> RunRecord:
+    """The merged run of the workers that finished, with a `lost_shard` entry for each one that was lost; every
+    worker's entry names its host, pid and Ray node."""
+    kept = [i for i in range(len(results)) if results[i] is not None]
+    if not kept:
+        raise DistributedError(f"every Ray worker was lost: {'; '.join(x['error'] for x in lost.values())}")
+    merged = merge_runs([results[i]["record"] for i in kept], offsets=[clocks[i][0] for i in kept],
+                        t0_wall=t0_wall, t0_perf=t0_perf, ids=kept)
+    merged.workers += [lost_shard(i, shards[i], **lost[i]) for i in sorted(lost)]
+    merged.workers.sort(key=lambda w: w["id"])
+    for info in merged.workers:
+        i = info["id"]
+        info.update(**hellos[i], bound_s=clocks[i][1], seed=[shards[i].seed, i], profile=shards[i].describe())
+        info.setdefault("scheduled", _scheduled(shards[i]))
+        if results[i] is not None:
+            info["late_s"] = results[i]["late_s"]
     return merged
 
 
@@ -183,12 +222,15 @@ def _checked_bodies(body_spec, workers):
     return body_for
 
 
-def merge_runs(records: list[RunRecord], *, offsets: list[float], t0_wall: float, t0_perf: float) -> RunRecord:
+def merge_runs(records: list[RunRecord], *, offsets: list[float], t0_wall: float, t0_perf: float,
+               ids: list[int] | None = None) -> RunRecord:
     """One run from the workers' runs: times moved onto the driver's axis, requests re-indexed.
 
     ``records[i].t0_wall`` is worker ``i``'s wall clock at its t0 and ``offsets[i]`` how far that clock is
     ahead of the driver's; ``t0_wall``/``t0_perf`` are the driver's t0. Requests are renumbered 0..N-1 in
-    order of their (shifted) scheduled times; each gets its worker's position in ``records`` as ``worker``.
+    order of their (shifted) scheduled times; each gets its worker's id as ``worker``: ``ids[i]``, by default
+    its position in ``records`` (ids skip the workers that were lost). Each worker's ``share`` is its part of
+    the measured requests.
     Loop lag, CPU and telemetry samples are merged in time order. Nothing is aggregated: metrics are computed
     later from the union. The request records (and their events) are moved in place, not copied: the merged
     run takes them over from ``records``.
@@ -197,6 +239,7 @@ def merge_runs(records: list[RunRecord], *, offsets: list[float], t0_wall: float
         raise ValueError(f"one offset per record: {len(records)} records, {len(offsets)} offsets")
     if not records:
         raise ValueError("records must not be empty")
+    ids = _ids_of(records, ids)
     requests: list[tuple[float, int, int, RequestRecord]] = []
     loop_lag: list[tuple[float, float]] = []
     cpu: list[tuple[float, float]] = []
@@ -204,7 +247,7 @@ def merge_runs(records: list[RunRecord], *, offsets: list[float], t0_wall: float
     workers: list[dict[str, Any]] = []
     starts, ends = [], []
     meta: dict[str, Any] = {}
-    for i, (rec, offset) in enumerate(zip(records, offsets, strict=True)):
+    for i, rec, offset in zip(ids, records, offsets, strict=True):
         shift = (rec.t0_wall - offset) - t0_wall  # worker time + shift = driver time
         for r in rec.requests:
             original_index = r.index
@@ -225,6 +268,7 @@ def merge_runs(records: list[RunRecord], *, offsets: list[float], t0_wall: float
         for key, value in rec.meta.items():
             if key != "engine":  # per worker (run id, peak in flight): kept in workers[i]["engine"]
                 meta.setdefault(key, value)
+    _add_shares(workers)
     requests.sort(key=lambda item: item[:3])
     merged_requests = []
     for index, (*_, r) in enumerate(requests):
@@ -236,6 +280,20 @@ def merge_runs(records: list[RunRecord], *, offsets: list[float], t0_wall: float
                      loop_lag=sorted(loop_lag), cpu=sorted(cpu), telemetry=telemetry,
                      in_flight_at_window_end=sum(r.in_flight_at_window_end for r in records),
                      drain_timed_out=sum(r.drain_timed_out for r in records), workers=workers, meta=meta)
+
+
+def _ids_of(records: list, ids: list[int] | None) -> list[int]:
+    ids = list(range(len(records))) if ids is None else list(ids)
+    if len(ids) != len(records):
+        raise ValueError(f"one id per record: {len(records)} records, {len(ids)} ids")
+    return ids
+
+
+def _add_shares(workers: list[dict[str, Any]]) -> None:
+    """Each worker's ``share``: its part of the measured requests (None when nothing was measured)."""
+    total = sum(w["measured"] for w in workers)
+    for w in workers:
+        w["share"] = w["measured"] / total if total else None
 
 
 def _shift_request(r: RequestRecord, shift: float) -> None:
@@ -260,6 +318,76 @@ def _run_bound_s(target, profile) -> float:
     if profile.warmup_requests:
         bound += total
     return bound
+
+
+def _collect(ray, actors: list, refs: list, bound: float, start_wall: float, offsets: list[float]):
+    """(results, lost): each worker's ``run`` result, or None for a worker that was lost, and for those
+    ``{index: {"error", "lost_at_s", "progress"}}`` (times on the driver's axis). Meanwhile the driver asks every
+    worker for its progress (`LoadWorker.progress`), so it knows what a worker had sent when it died. A worker
+    that raised (not lost) or a run over ``bound`` seconds raises DistributedError, as before."""
+    results: list[dict | None] = [None] * len(refs)
+    lost: dict[int, dict[str, Any]] = {}
+    progress: list[dict | None] = [None] * len(refs)
+    asked: dict[Any, int] = {}  # outstanding progress requests -> worker
+    pending = {ref: i for i, ref in enumerate(refs)}
+    end = time.monotonic() + max(bound, 0.1)
+    while pending:
+        left = end - time.monotonic()
+        if left <= 0:
+            raise DistributedError(f"the Ray workers did not finish the run within {max(bound, 0.1):.0f} s")
+        done, _ = ray.wait(list(pending), num_returns=len(pending), timeout=min(PROGRESS_INTERVAL_S, left))
+        for ref in done:
+            i = pending.pop(ref)
+            try:
+                results[i] = ray.get(ref, timeout=deadlines.deadline("ray_actor"))
+            except _lost_errors(ray) as exc:
+                lost[i] = {"error": _ANSI.sub("", f"{type(exc).__name__}: {exc}").splitlines()[0][:ERROR_CHARS],
+                           "lost_at_s": time.time() - start_wall, "progress": progress[i]}
+            except ray.exceptions.RayError as exc:
+                raise DistributedError(f"a Ray worker failed to finish the run: {_ANSI.sub('', str(exc))}") from None
+        _read_progress(ray, asked, progress, offsets, start_wall)
+        busy = set(asked.values())
+        asked.update((actors[i].progress.remote(), i) for i in pending.values() if i not in busy)
+    return results, lost
+
+
+def _read_progress(ray, asked: dict, progress: list, offsets: list[float], start_wall: float) -> None:
+    """Takes the answers of ``asked`` that are in (never waits); a worker that cannot answer keeps its last."""
+    if not asked:
+        return
+    ready, _ = ray.wait(list(asked), num_returns=len(asked), timeout=0)
+    for ref in ready:
+        i = asked.pop(ref)
+        try:
+            answer = ray.get(ref, timeout=deadlines.deadline("ray_actor"))
+        except ray.exceptions.RayError:
+            continue  # its run's result says why
+        progress[i] = {"sent": answer["sent"], "answered": answer["answered"],
+                       "at_s": answer["wall"] - offsets[i] - start_wall}
+
+
+def _scheduled(shard) -> int | None:
+    """Requests an open-loop shard's schedule holds, warmup included (a closed loop has no schedule: None)."""
+    return len(shard.schedule()) if shard.open_loop else None
+
+
+def _lost_errors(ray) -> tuple[type, ...]:
+    """Ray's errors for a worker that is gone (its process, or its node), not one that raised."""
+    names = ("RayActorError", "ActorUnavailableError", "WorkerCrashedError", "NodeDiedError")
+    return tuple(getattr(ray.exceptions, n) for n in names if hasattr(ray.exceptions, n))
+
+
+def lost_shard(worker: int, shard, *, error: str, lost_at_s: float, progress: dict | None) -> dict[str, Any]:
+    """What the driver knows of worker ``worker``, lost with its event log: its ``shard`` profile's schedule
+    (open loop: every request it was to send, warmup included; closed loop: unknown), what it had sent and got
+    answered by its last progress report, and that none of its requests is in the merged run."""
+    scheduled = _scheduled(shard)
+    sent = progress["sent"] if progress else 0
+    return {"id": worker, "lost": True, "error": error, "lost_at_s": lost_at_s,
+            "reported_at_s": progress["at_s"] if progress else None, "sent": sent,
+            "answered": progress["answered"] if progress else 0, "scheduled": scheduled,
+            "answers_missing": scheduled if scheduled is not None else sent,
+            "requests": 0, "measured": 0, "succeeded": 0, "share": 0.0}
 
 
 def _clock_offset(ray, actor) -> tuple[float, float]:

@@ -22,6 +22,22 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [header, *rows]]
 
 
+def worker_lines(workers: list) -> list[str]:
+    """One line per Ray worker of a sharded run: its node, its share of the measured requests, or what was lost."""
+    if len(workers) < 2:
+        return []
+    lines = ["workers:"]
+    for w in workers:
+        where = f"node {str(w.get('node_id') or '?')[:12]} ({w.get('host')}, pid {w.get('pid')})"
+        if w.get("lost"):
+            lines.append(f"  {w['id']}: {where} LOST at {fmt(w.get('lost_at_s'), 1)} s; sent {w.get('sent')} by its "
+                         f"last report, {w.get('answers_missing')} answers missing")
+        else:
+            lines.append(f"  {w['id']}: {where} {w.get('measured')} measured requests "
+                         f"({fmt(100 * (w.get('share') or 0), 1)} %), {w.get('succeeded')} ok")
+    return lines
+
+
 def run_lines(load_run: Any) -> list[str]:
     """The summary of a ``pipeline.LoadRun``: counts, throughput, latency percentiles, flags, checks, verdicts."""
     s = load_run.summary
@@ -42,6 +58,7 @@ def run_lines(load_run: Any) -> list[str]:
         lines += trial_lines(s["trials"])
     flags = [f"  {n}: {f.get('detail')}" for n, f in (s.get("flags") or {}).items() if f.get("set")]
     lines += ["flags set:", *flags] if flags else ["flags: none set"]
+    lines += worker_lines(ident.get("workers") or [])
     lines.append(series_line(s.get("server_series") or {}))
     answers = s.get("answers") or {}
     if answers.get("check"):
