@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from datetime import timedelta
 from pathlib import Path
 from typing import Literal
 
@@ -171,6 +172,18 @@ class LlamaServerLibrary:
                                   suite=current_suite(), preset=chosen)
         return self._started(server, f" from preset '{preset}'", keyless=api_key is not None)
 
+    @keyword("Launch Llama Server")
+    def launch_llama_server(self, model: str | None, *flags: str, alias: str, env: dict | None = None) -> None:
+        """Starts llama-server like `Start Llama Server` (always a local one), but returns at once instead of
+        waiting for ``/health``: for a start-up that a test watches while it goes on, or that takes seconds
+        (a download that retries, a hub that never answers) and may run beside other tests. See it with
+        `Server Should Have Exited`, `Server Should Keep Running For`, `Server Log Should Contain`; stop it
+        with `Stop Llama Server` like any other."""
+        server = self._pool.launch(model, flags, alias=alias, output_dir=output_dir(), env=env, suite=current_suite())
+        name = _htmllog.escape(server.log.name)
+        logger.info(f"llama-server '{_htmllog.escape(alias)}' launched (pid {server.proc.pid}), not waited for; "
+                    f'log: <a href="{name}">{name}</a>', html=True)
+
     # ----- stop -----
     @keyword("Stop Llama Server")
     def stop_llama_server(self, alias: str = SUITE, grace: float | None = None) -> int | None:
@@ -223,6 +236,13 @@ class LlamaServerLibrary:
     def server_should_have_exited(self, alias: str = SUITE, timeout: float | None = None) -> int:
         """Waits up to ``timeout`` s for the server process to exit; returns its exit code."""
         return self._pool.wait_exit(alias, timeout)
+
+    @keyword("Server Should Keep Running For")
+    def server_should_keep_running_for(self, length: timedelta, alias: str = SUITE) -> None:
+        """Waits until ``length`` (a Robot time: a fixed length the test is about, not scaled) has passed since the
+        server was started, at once if it has; fails as soon as it exits before then, with its exit code and log
+        tail."""
+        self._pool.keep_running(alias, length.total_seconds())
 
     @keyword("Server Url")
     def server_url(self, alias: str = SUITE) -> str:

@@ -2,7 +2,9 @@
 Documentation       Downloads from a hub, offline: `-hf` at start-up, the router's `POST /models` and
 ...                 `DELETE /models`, the cache, and a hub that cuts a download, lies about a checksum or never
 ...                 answers. The hub is our fixture on 127.0.0.1 serving our generated models (HubLibrary); each
-...                 test has its own `LLAMA_CACHE`. The suite's server is a router on its own cache.
+...                 test has its own `LLAMA_CACHE`. The suite's server is a router on its own cache. The three cases
+...                 that must wait out the downloader (its retries, a hub that never answers) begin in the suite
+...                 set-up and go on beside the other tests; each is watched by its own test.
 Resource            ../../resources/downloads.resource
 Suite Setup         Start Hub And Router
 Suite Teardown      Stop Servers And Hub
@@ -14,6 +16,7 @@ Test Tags           router    downloads    needs:managed
 ${TINY_REPO}        llamatest/tiny-GGUF
 ${DRAFT_REPO}       llamatest/draft-GGUF
 ${CUT_REPO}         llamatest/cut-GGUF
+${ROUTER_CUT_REPO}    llamatest/router-cut-GGUF
 ${MISMATCH_REPO}    llamatest/mismatch-GGUF
 ${SILENT_REPO}      llamatest/silent-GGUF
 ${PROGRESS_REPO}    llamatest/progress-GGUF
@@ -42,11 +45,13 @@ A Second Start-Up Takes The Model From The Cache
     [Teardown]    Stop Llama Server    hf
 
 A Download Cut Half-Way Fails The Start-Up And Leaves No Complete File
-    ${cache} =    Fresh Cache    cut
-    Start From Hub Should Fail    ${CUT_REPO}:Q8_0    ${cache}    failed to download model
-    Cache Should Hold No Complete Model    ${cache}    ${CUT_REPO}
-    ${partials} =    Partial Download Sizes    ${cache}    ${CUT_REPO}
+    [Documentation]    The start-up began in the suite set-up: its downloader tries three times, 2 s and then 4 s
+    ...    apart (common/download.cpp, hard-coded), so it fails no sooner than 6 s after its start.
+    Launched Start Should Fail    cut-start    failed to download model
+    Cache Should Hold No Complete Model    ${CUT_CACHE}    ${CUT_REPO}
+    ${partials} =    Partial Download Sizes    ${CUT_CACHE}    ${CUT_REPO}
     Length Should Be    ${partials}    1
+    [Teardown]    Stop Llama Server    cut-start
 
 A File Whose Checksum And Size Differ From The Listing Is Kept As It Came
     [Documentation]    The tree gives each file's sha256 (`lfs.oid`) and size; the downloader names the blob after
@@ -62,11 +67,13 @@ A File Whose Checksum And Size Differ From The Listing Is Kept As It Came
 
 A Hub That Never Answers Holds The Start-Up
     [Documentation]    No timeout is set on the downloader's HTTP client (common/http.h), so a hub that accepts the
-    ...    connection and never answers holds the start-up for the library's default (300 s) per request.
+    ...    connection and never answers holds the start-up for the library's default (300 s) per request. The
+    ...    start-up began in the suite set-up; it must hold `${SILENT_WAIT}` from then (the resource says why
+    ...    that long).
     [Tags]    build-specific    builds:11434-
-    ${cache} =    Fresh Cache    silent
-    Start From Hub Should Still Wait After    ${SILENT_REPO}:Q8_0    ${cache}
-    Cache Should Hold No Complete Model    ${cache}    ${SILENT_REPO}
+    Launched Start Should Still Wait After    silent-start
+    Cache Should Hold No Complete Model    ${SILENT_CACHE}    ${SILENT_REPO}
+    [Teardown]    Stop Llama Server    silent-start
 
 The Router Downloads A Model And Serves It
     Download Model Through Router    ${DRAFT_REPO}:Q8_0
@@ -116,13 +123,14 @@ The Router Refuses To Download A Repository The Hub Does Not Have
     ...    message=model validation failed, unable to download
 
 A Router Download Cut Half-Way Leaves No Model
-    VAR    &{body}    model=${CUT_REPO}:Q8_0
-    POST On Session    suite    /models    json=${body}    expected_status=200
+    [Documentation]    The download began in the suite set-up (`POST /models` answered 200 there); its downloader
+    ...    tries three times, 2 s and then 4 s apart (common/download.cpp, hard-coded), before the router drops
+    ...    the model. The repository is its own, so the hub's count is of this download alone.
     ${wait} =    Deadline    30 s
-    Wait Until Keyword Succeeds    ${wait}    200 ms    Hub Should Have Seen Downloads    ${CUT_REPO}    3
+    Wait Until Keyword Succeeds    ${wait}    200 ms    Hub Should Have Seen Downloads    ${ROUTER_CUT_REPO}    3
     ${wait} =    Deadline    10 s
-    Wait Until Keyword Succeeds    ${wait}    200 ms    Model Should Not Be Listed    ${CUT_REPO}:Q8_0
-    Cache Should Hold No Complete Model    ${ROUTER_CACHE}    ${CUT_REPO}
+    Wait Until Keyword Succeeds    ${wait}    200 ms    Model Should Not Be Listed    ${ROUTER_CUT_REPO}:Q8_0
+    Cache Should Hold No Complete Model    ${ROUTER_CACHE}    ${ROUTER_CUT_REPO}
 
 
 *** Keywords ***
@@ -148,12 +156,28 @@ Start Hub And Router
     VAR    ${ROUTER_CACHE}    ${cache}    scope=SUITE    # robocop: off=no-suite-variable
     ${env} =    Hub Environment    ${cache}
     Start Llama Server    ${NONE}    --ctx-size    512    --parallel    1    env=${env}
+    Begin The Downloads That Wait Out The Downloader
+
+Begin The Downloads That Wait Out The Downloader
+    [Documentation]    Begins the three cases whose outcome takes the downloader's seconds, each with its own cache
+    ...    and repository: the start-up from a hub that cuts every download (`cut-start`, `${CUT_CACHE}`), the
+    ...    start-up from a hub that never answers (`silent-start`, `${SILENT_CACHE}`), and the router's download
+    ...    of a repository the hub cuts (`POST /models` must answer 200). Their tests watch them.
+    ${cut} =    Fresh Cache    cut
+    VAR    ${CUT_CACHE}    ${cut}    scope=SUITE    # robocop: off=no-suite-variable
+    Launch Start From Hub    ${CUT_REPO}:Q8_0    ${cut}    cut-start
+    ${silent} =    Fresh Cache    silent
+    VAR    ${SILENT_CACHE}    ${silent}    scope=SUITE    # robocop: off=no-suite-variable
+    Launch Start From Hub    ${SILENT_REPO}:Q8_0    ${silent}    silent-start
+    VAR    &{body}    model=${ROUTER_CUT_REPO}:Q8_0
+    POST On Session    suite    /models    json=${body}    expected_status=200
 
 Serve Every Repo
     [Documentation]    Serves the repositories of the suite, one per case.
     Serve Repo    ${TINY_REPO}    model-Q8_0.gguf=tiny
     Serve Repo    ${DRAFT_REPO}    model-Q8_0.gguf=tiny-draft
     Serve Repo    ${CUT_REPO}    cut    model-Q8_0.gguf=tiny
+    Serve Repo    ${ROUTER_CUT_REPO}    cut    model-Q8_0.gguf=tiny
     Serve Repo    ${MISMATCH_REPO}    oid-mismatch    model-Q8_0.gguf=tiny
     Serve Repo    ${SILENT_REPO}    silent    model-Q8_0.gguf=tiny
     Serve Repo    ${PROGRESS_REPO}    model-Q8_0.gguf=tiny-draft

@@ -106,6 +106,31 @@ def test_never_ready_fails_at_its_deadline_and_is_stopped(pool):
     assert pool.aliases() == []
 
 
+def launch(pool: ServerPool, alias: str = "watched", mode: str = "ok"):
+    output_dir = Path(os.environ["FAKE_MARKER"]).parent
+    return pool.launch(str(output_dir / "model.gguf"), (), alias=alias, output_dir=output_dir, env={"FAKE_MODE": mode})
+
+
+def test_a_launched_server_is_not_waited_for_and_is_watched_from_its_start(pool):
+    started = time.monotonic()
+    server = launch(pool, mode="never-ready")
+    assert time.monotonic() - started < 1.0 and pool.aliases() == ["watched"]
+    pool.keep_running("watched", 1.5)
+    assert time.monotonic() - server.spawned_at >= 1.5
+    waited = time.monotonic()
+    pool.keep_running("watched", 1.0)  # that long has passed already: no wait
+    assert time.monotonic() - waited < 0.5
+    assert pool.stop("watched", grace=1) == 0
+
+
+def test_a_launched_server_that_exits_early_fails_keep_running_with_its_code_and_log(pool):
+    launch(pool, mode="crash-at-start")
+    with pytest.raises(AssertionError, match=r"(?s)'watched' exited with code 1 .* before 30 s.*model loading error"):
+        pool.keep_running("watched", 30)
+    assert pool.wait_exit("watched", timeout=1) == 1
+    assert pool.stop("watched") == 1
+
+
 # ----- exit codes -----
 @pytest.mark.parametrize(("mode", "code"), [("ok", 0), ("exit3-on-term", 3), ("ignore-term", -9)])
 def test_stop_reports_the_real_exit_code(pool, mode, code):

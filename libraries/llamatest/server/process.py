@@ -112,6 +112,7 @@ class Server:
     env: dict[str, str] = field(default_factory=dict)  # the LLAMA_ARG_* variables the process was given
     headers: dict[str, str] = field(default_factory=dict, repr=False)  # an external server's key: never logged
     cwd: Path | None = None  # the process's own working folder (llamatest.workdir), removed when it is stopped
+    spawned_at: float | None = None  # time.monotonic() when the process was started
 
     @property
     def external(self) -> bool:
@@ -255,6 +256,7 @@ def spawn(binary: Path, model: str | None, flags, *, alias: str, port: int, outp
             proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
                                     start_new_session=True, preexec_fn=registry.die_with_parent,
                                     env=process_env, cwd=cwd)
+            spawned_at = time.monotonic()
         except BaseException:
             workdir.remove(cwd)
             raise
@@ -264,7 +266,7 @@ def spawn(binary: Path, model: str | None, flags, *, alias: str, port: int, outp
         create_time = None
     registry.register(proc.pid, port=port, alias=alias, log=str(log), cwd=str(cwd))
     return Server(alias=alias, url=f"http://{HOST}:{port}", port=port, proc=proc, create_time=create_time,
-                  log=log, args=args, model=model, suite=suite, env=llama_env, cwd=cwd)
+                  log=log, args=args, model=model, suite=suite, env=llama_env, cwd=cwd, spawned_at=spawned_at)
 
 
 def stop_servers(servers: list[Server], grace: float) -> dict[str, int | None]:
@@ -364,6 +366,17 @@ class ServerPool:
         report = "\n".join(f"port {p}: {outcome}" for p, outcome in tried)
         raise StartFailed(f"llama-server '{alias}' could not bind a port in {attempts} attempts:\n{report}")
 
+    def launch(self, model: str | Path | None, flags=(), *, alias: str, output_dir: Path, env: dict | None = None,
+               suite: str | None = None) -> Server:
+        """Starts a local server and returns at once, without waiting for it to be ready: for a start-up that a
+        test watches as it goes (a download that retries, a hub that never answers). It is stopped like any."""
+        if alias in self._servers:
+            raise AssertionError(f"a server with alias '{alias}' is already running: stop it first or use another")
+        server = spawn(server_binary(), model, flags, alias=alias, port=free_port(), output_dir=output_dir, env=env,
+                       suite=suite)
+        self._servers[alias] = server
+        return server
+
     def use_external(self, url: str, *, alias: str, timeout: float | None = None, suite: str | None = None) -> Server:
         """Uses the running server at ``url`` under ``alias``; it is never stopped from here."""
         fix = f"start it, or unset {ENV_SERVER_URL} so that the suite starts its own server"
@@ -406,6 +419,19 @@ class ServerPool:
             return server.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             raise AssertionError(f"llama-server '{alias}' still running after {timeout} s") from None
+
+    def keep_running(self, alias: str, seconds: float) -> None:
+        """Waits until ``seconds`` have passed since ``alias`` was started (at once if they have); fails as soon as
+        it exits before then."""
+        server = self.local(alias)
+        left = server.spawned_at + seconds - time.monotonic()
+        try:
+            code = server.proc.wait(timeout=max(left, 0.0))
+        except subprocess.TimeoutExpired:
+            return
+        lived = time.monotonic() - server.spawned_at
+        raise AssertionError(f"llama-server '{alias}' exited with code {code} {lived:.1f} s after its start, "
+                             f"before {seconds:g} s:\n{tail(server.log)}")
 
     # ----- facts -----
     def description(self, alias: str) -> str:
