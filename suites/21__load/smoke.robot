@@ -27,7 +27,7 @@ Two Users On Two Slots Keep The Calibrated Latency
 
 The Server Adds No Latency Outside Its Own Timings
     [Documentation]    The calibration's requests, one at a time: the client's TTFT minus the server's own
-    ...    `timings.prompt_ms`, and its TPOT minus `predicted_ms / predicted_n`, is time spent outside the server's
+    ...    `timings.prompt_ms`, and its TPOT minus `predicted_per_token_ms`, is time spent outside the server's
     ...    accounting (HTTP, queueing, streaming). A server that holds its answers, on any machine and however fast
     ...    its model, fails here, even though the SLOs above are calibrated on the same slow server.
     Server Should Add No Latency Outside Its Own Timings    ${CALIBRATION}

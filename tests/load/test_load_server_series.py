@@ -148,10 +148,21 @@ def test_overhead_is_judged_at_any_load_for_requests_that_found_a_slot():
     run = two_requests(AGREEING, total_slots=1)
     block = overhead.overhead_block(run, [measure(run)[i][0] for i in (0, 1)])
     assert block["slots"] == 1
-    assert block["ttft"] == {"n": 2, "p95_ms": approx(30.0), "limit_ms": approx(150.0), "step_ms": approx(100.0),
-                             "queued": 0}  # 50 ms TTFT - 20 ms prompt; one step of 100 ms allowed
+    assert block["ttft"] == {"n": 2, "p95_ms": approx(30.0), "limit_ms": 50.0, "queued": 0,
+                             "step_wait_p95_ms": 0.0}  # 50 ms TTFT - 20 ms prompt, nothing else running
     assert block["decode"]["p95_ms"] == approx(0.0) and block["exceeded"] == []
     assert overhead.flag_detail(block)[0] is False
+
+
+def test_the_step_under_way_when_a_request_arrives_is_taken_out_of_its_ttft_overhead():
+    # request 1 arrives at 0.12 while request 0 streams (tokens at 0.05, 0.15, ...): its prompt starts when the
+    # step under way ends, at request 0's token of 0.15; its first token comes at 0.20, 20 ms of it the prompt
+    reqs = [request(0, 0.0), request(1, 0.12, ttft=0.08)]
+    assert overhead.step_waits(reqs) == approx([0.0, 30.0])
+    run = RunRecord(profile={}, target={}, t0_wall=0.0, t0_perf=0.0, requests=reqs, meta={"total_slots": 2})
+    block = overhead.overhead_block(run, [measure(run)[i][0] for i in (0, 1)])
+    assert block["ttft"]["n"] == 2 and block["ttft"]["p95_ms"] == approx(30.0, abs=1e-6)  # 60 - 30 and 30 - 0
+    assert block["exceeded"] == []
 
 
 def test_a_server_slow_outside_its_timings_only_when_busy_is_flagged():
@@ -163,15 +174,23 @@ def test_a_server_slow_outside_its_timings_only_when_busy_is_flagged():
     assert block["ttft"]["n"] == 1 and block["ttft"]["queued"] == 2
     assert block["ttft"]["p95_ms"] == approx(380.0) and block["exceeded"] == ["ttft"]
     is_set, detail = overhead.flag_detail(block)
-    assert is_set and "TTFT - prompt_ms p95 380.00 ms (limit 150 ms, n=1)" in detail
+    assert is_set and "TTFT - prompt_ms - the step under way p95 380.00 ms (limit 50 ms, n=1)" in detail
 
 
 def test_decode_overhead_beyond_the_servers_own_time_per_token_is_flagged():
     slow = request(0, 0.0, gap=0.1)
-    slow.events[-1].timings["predicted_ms"] = 5 * 90.0  # the server says 90 ms a token, the client saw 100
+    slow.events[-1].timings["predicted_per_token_ms"] = 90.0  # the server says 90 ms a token, the client saw 100
     run = RunRecord(profile={}, target={}, t0_wall=0.0, t0_perf=0.0, requests=[slow], meta={"total_slots": 1})
     block = overhead.overhead_block(run, [measure(run)[0][0]])
     assert block["decode"]["p95_ms"] == approx(10.0) and block["exceeded"] == ["decode"]
+
+
+def test_decode_overhead_uses_the_servers_own_time_per_token_whose_first_token_is_free():
+    # build 11434: 5 tokens, 4 steps of 100 ms: predicted_ms 400, predicted_per_token_ms 100 (400 / (5 - 1))
+    r = request(0, 0.0, gap=0.1)
+    r.events[-1].timings.update(predicted_ms=400.0, predicted_per_token_ms=100.0)
+    assert measure(RunRecord(profile={}, target={}, t0_wall=0.0, t0_perf=0.0, requests=[r]))[0][0][
+        "overhead_decode"] == approx(0.0)  # predicted_ms / predicted_n would say 20 ms of overhead
 
 
 def test_without_a_slot_count_the_ttft_overhead_is_not_judged():

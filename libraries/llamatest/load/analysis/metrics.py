@@ -68,7 +68,8 @@ DEFINITIONS = {
     "server_predicted_ms": "server timings.predicted_ms: generation time reported by llama-server",
     "server_decode_tps": "server timings.predicted_per_second (excludes the first token)",
     "overhead_ttft_ms": "ttft - server prompt_ms: server queueing, HTTP and client time before the first token",
-    "overhead_decode_ms": "tpot - predicted_ms / predicted_n: per-token streaming and transport overhead",
+    "overhead_decode_ms": "tpot - the server's timings.predicted_per_token_ms (predicted_ms / predicted_n when it "
+                          "sends none): per-token streaming and transport overhead",
     "n_out": "output tokens: usage.completion_tokens, else timings.predicted_n, else the sum of native per-chunk "
              "token counts, else the number of token events (source 'chunks', an estimate)",
     "n_in": "prompt tokens: usage.prompt_tokens, else timings.prompt_n + timings.cache_n",
@@ -257,9 +258,12 @@ def _measure(r: RequestRecord) -> tuple[dict[str, Any], list[int]]:
     predicted_ms = timings.get("predicted_ms")
     predicted_n = timings.get("predicted_n")
     ttft = _diff_ms(t_first, td)
-    overhead_decode = None
-    if tpot is not None and predicted_ms is not None and predicted_n:
-        overhead_decode = tpot - predicted_ms / predicted_n
+    # The server's own time per generated token: build 11434 divides predicted_ms by predicted_n - 1 (its first
+    # token is free, it comes with the prompt), so predicted_ms / predicted_n would leave tpot / n unexplained.
+    per_token = timings.get("predicted_per_token_ms")
+    if per_token is None and predicted_ms is not None and predicted_n:
+        per_token = predicted_ms / predicted_n
+    overhead_decode = tpot - per_token if tpot is not None and per_token is not None else None
     return {
         "ttfb": _diff_ms(r.t_headers, td),
         "ttfe": _diff_ms(r.events[0].t, td) if r.events else None,
