@@ -256,14 +256,7 @@ def _measure(r: RequestRecord) -> tuple[dict[str, Any], list[int]]:
     timings = _last(r.events, "timings", "predicted_n") or _last(r.events, "timings", "prompt_ms") or {}
     prompt_ms = timings.get("prompt_ms")
     predicted_ms = timings.get("predicted_ms")
-    predicted_n = timings.get("predicted_n")
     ttft = _diff_ms(t_first, td)
-    # The server's own time per generated token: build 11434 divides predicted_ms by predicted_n - 1 (its first
-    # token is free, it comes with the prompt), so predicted_ms / predicted_n would leave tpot / n unexplained.
-    per_token = timings.get("predicted_per_token_ms")
-    if per_token is None and predicted_ms is not None and predicted_n:
-        per_token = predicted_ms / predicted_n
-    overhead_decode = tpot - per_token if tpot is not None and per_token is not None else None
     return {
         "ttfb": _diff_ms(r.t_headers, td),
         "ttfe": _diff_ms(r.events[0].t, td) if r.events else None,
@@ -291,8 +284,18 @@ def _measure(r: RequestRecord) -> tuple[dict[str, Any], list[int]]:
         "server_predicted_ms": predicted_ms,
         "server_decode_tps": timings.get("predicted_per_second"),
         "overhead_ttft": ttft - prompt_ms if ttft is not None and prompt_ms is not None else None,
-        "overhead_decode": overhead_decode,
+        "overhead_decode": _overhead_decode(tpot, timings),
     }, counts
+
+
+def _overhead_decode(tpot: float | None, timings: dict) -> float | None:
+    """TPOT minus the server's own time per generated token. Build 11434 divides predicted_ms by predicted_n - 1
+    (its first token is free, it comes with the prompt), so predicted_ms / predicted_n would leave tpot / n
+    unexplained: its ``predicted_per_token_ms`` first, that division only when it sends none."""
+    per_token = timings.get("predicted_per_token_ms")
+    if per_token is None and timings.get("predicted_ms") is not None and timings.get("predicted_n"):
+        per_token = timings["predicted_ms"] / timings["predicted_n"]
+    return tpot - per_token if tpot is not None and per_token is not None else None
 
 
 def _per_token_gaps(gaps: list[float], counts: list[int]) -> list[float]:
