@@ -17,12 +17,15 @@ Test Tags           load    ray
 
 *** Test Cases ***
 Workers On Two Nodes Share A Constant Rate
+    [Documentation]    `server_overhead` is allowed: it judges the server by the latency outside its own timings, and
+    ...    here the cluster's daemons (GCS, two raylets, their agents) and both workers share the server's cores, which
+    ...    `machine_busy` cannot see in a sharded run. Every other flag counts.
     ${prompts} =    Fixed Length Prompts    count=${200}    tokens=${48}
     ${address} =    Ray Cluster Address
     ${run} =    Run Load Profile    ${prompts}    rate    rate=${4}    duration=${8}    max_tokens=${16}
     ...    workers=${2}    ray_address=${address}    max_in_flight=${16}    name=ray-cluster
     Every Load Request Should Succeed    ${run}
-    Load Results Should Be Valid    ${run}
+    Load Results Should Be Valid    ${run}    server_overhead
     Load Run Should Have Spread Workers Over Nodes    ${run}    ${2}
 
 A Node Lost Mid-Run Leaves A Flagged Partial Run

@@ -1,6 +1,7 @@
 """``python -m llamatest.load``: the load engine for people outside Robot, against any OpenAI-compatible URL.
 
     python -m llamatest.load run --url http://127.0.0.1:8080 --profile rate --rate 4 --duration 20 --dataset sharegpt
+    python -m llamatest.load run --url http://10.0.0.7:8080 --rate 40 --duration 60 --workers 8 --ray-address HEAD:6379
     python -m llamatest.load sweep --url http://127.0.0.1:8080 --dataset fixed-200 --points 4
     python -m llamatest.load compare results/load/a results/load/b
 
