@@ -31,7 +31,10 @@ ${NO_CONFIG}        ${OUTPUT_DIR}${/}mcp${/}no-such-config.json
 &{NO_TOOLS}         name=empty    kind=empty
 &{GRANDCHILD}       name=gc    kind=grandchild
 &{PLACE_ENV}        LLAMATEST_MCP_PROBE=probe value
-&{PLACE}            name=place    kind=echo    cwd=${PLACE_DIR}    env=${PLACE_ENV}
+# the tests of the config and of the processes use `plain`, written by hand: it starts in some 50 ms, where the
+# SDK's `echo` takes a second, and llama-server spawns it at start and again on the call
+&{PLACE}            name=place    kind=plain    cwd=${PLACE_DIR}    env=${PLACE_ENV}
+&{PLAIN}            name=plain    kind=plain
 &{MISSING}          name=missing    kind=missing
 &{REMOTE}           name=remote    kind=url
 &{CLIENT_INFO}      name=llamatest    version=1
@@ -167,10 +170,11 @@ A Grandchild Holding The Pipes Holds Up Neither Start Nor Calls Nor Stop
     [Teardown]    Stop Llama Server    third
 
 MCP Servers Are Spawned On Demand And End With Llama-Server
-    Start Server With Mcp Servers    ${ECHO}    alias=second    marker=llamatest-mcp-second
+    [Documentation]    The fixture is `plain`, quick to start: the test is about its process, not its protocol.
+    Start Server With Mcp Servers    ${PLAIN}    alias=second    marker=llamatest-mcp-second
     Mcp Fixture Processes Should End    llamatest-mcp-second
     VAR    &{params}    message=spawned
-    Tool Answer    echo_echo    ${params}    server=second
+    Tool Answer    plain_echo    ${params}    server=second
     ${count} =    Mcp Fixture Process Count    llamatest-mcp-second
     Should Be Equal    ${count}    ${1}    fixture processes after one call
     Stop Llama Server    second
@@ -211,7 +215,7 @@ Start Suite Server With Every Fixture
     Create Directory    ${PLACE_DIR}
     Time Out The Waiting Servers After    ${SHORT_TIMEOUT}
     Start Sdk Reference Fixtures    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
-    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}
+    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}
     Start Server With Mcp Servers    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
     ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}    ${MISSING}    ${REMOTE}
 

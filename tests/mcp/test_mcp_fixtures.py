@@ -57,6 +57,19 @@ def test_burst_fixture_answers_the_sdk_client_after_its_notification():
     assert reference.tools_answer(result) == {"plain_text_response": "one write"}
 
 
+def test_plain_fixture_answers_as_the_sdk_echo_server_does():
+    plain, echo = config.fixture_command("plain", "unit"), config.fixture_command("echo", "unit")
+    with reference.ReferenceSessions() as sessions:
+        assert [tool["name"] for tool in sessions.tools(plain)] == ["echo", "whereami"]
+        message = {"message": "héllo ✓"}
+        assert (reference.tools_answer(sessions.call(plain, "echo", message))
+                == reference.tools_answer(sessions.call(echo, "echo", message)) == {"plain_text_response": "héllo ✓"})
+        where = [json.loads(reference.tools_answer(sessions.call(command, "whereami", {"variable": "PATH"}))
+                            ["plain_text_response"]) for command in (plain, echo)]
+    assert where[0]["value"] == where[1]["value"] == os.environ["PATH"]
+    assert [os.path.basename(w["cwd"]).startswith("llamatest-mcp-reference-") for w in where] == [True, True]
+
+
 def test_config_entries_carry_the_marker_and_the_options(tmp_path):
     entries = [config.Entry("a", "echo", timeout_ms=5, env={"K": "v"}, cwd="/x"),
                config.Entry("b", "missing"), config.Entry("c", "url", url="http://127.0.0.1:1/mcp")]

@@ -2,8 +2,8 @@
 
 Each entry names one of our fixture servers (``servers/``) by a kind: ``echo`` (the SDK server), one of
 the faulty modes (``hang``, ``crash``, ``garbage``, ``shapeless``, ``notify``, ``burst``, ``empty``,
-``grandchild``, ``oversized``), ``missing`` (a command that does not exist) or ``url`` (an HTTP server given by URL, the
-way Cursor declares remote servers).
+``grandchild``, ``oversized``), ``plain`` (the hand-written server behaving, quick to start), ``missing`` (a
+command that does not exist) or ``url`` (an HTTP server given by URL, the way Cursor declares remote servers).
 Every spawned fixture carries the run's marker on its command line so that it can be found later.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 SERVERS = Path(__file__).parent / "servers"
 FAULTY_MODES = ("hang", "crash", "garbage", "shapeless", "notify", "burst", "empty", "grandchild",
-                "oversized")
+                "oversized", "plain")
 MISSING_COMMAND = "llamatest-no-such-mcp-server"
 
 

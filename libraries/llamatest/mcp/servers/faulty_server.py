@@ -1,7 +1,9 @@
-"""An MCP server over stdio that misbehaves on purpose, written by hand (the SDK cannot misbehave).
+"""An MCP server over stdio written by hand: it misbehaves on purpose (the SDK cannot), or, in mode ``plain``, it
+behaves and starts in some 50 ms where a server on the SDK takes a second (importing the mcp package).
 
 ``python faulty_server.py MODE MARKER``: it answers ``initialize`` and ``tools/list`` correctly (one tool,
-``echo``; none in mode ``empty``), then answers every ``tools/call`` according to MODE:
+``echo``; none in mode ``empty``; ``echo`` and ``whereami`` in mode ``plain``), then answers every ``tools/call``
+according to MODE:
 
 - ``hang``: never answers;
 - ``crash``: exits with status 1 at once;
@@ -12,7 +14,9 @@
 - ``empty``: lists no tool at all;
 - ``grandchild``: answers correctly, but first leaves a child (``GRANDCHILD_S`` seconds long) that inherits
   its stdin, stdout and stderr, so the pipes stay open after this process is killed;
-- ``oversized``: replies with one line of `OVERSIZED_BYTES` (over llama-server's 8 MiB line limit).
+- ``oversized``: replies with one line of `OVERSIZED_BYTES` (over llama-server's 8 MiB line limit);
+- ``plain``: the correct reply, as the SDK echo server's tools of the same names give it (``whereami``: its working
+  directory and the value of one environment variable, as JSON): for the tests of the config and of the processes.
 """
 
 import json
@@ -28,6 +32,10 @@ OVERSIZED_BYTES = 9 * 1024 * 1024
 GRANDCHILD_S = 20
 TOOL = {"name": "echo", "description": "Returns the message unchanged.",
         "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}}
+WHEREAMI = {"name": "whereami",
+            "description": "Returns the working directory and the value of one environment variable, as JSON.",
+            "inputSchema": {"type": "object", "properties": {"variable": {"type": "string"}}, "required": ["variable"]}}
+TOOLS = {"empty": [], "plain": [TOOL, WHEREAMI]}  # every other mode: [TOOL]
 
 
 def send(message: dict | str) -> None:
@@ -53,6 +61,10 @@ def call(mode: str, request: dict) -> None:
     if mode == "shapeless":
         send({"jsonrpc": "2.0", "id": req_id})
         return
+    if mode == "plain":
+        reply(req_id, {"content": [{"type": "text", "text": plain_answer(request.get("params", {}))}],
+                       "isError": False})
+        return
     if mode in ("notify", "burst", "grandchild"):
         text = request.get("params", {}).get("arguments", {}).get("message", "")
         notification = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
@@ -68,6 +80,13 @@ def call(mode: str, request: dict) -> None:
     # hang: no answer at all, ever
 
 
+def plain_answer(params: dict) -> str:
+    arguments = params.get("arguments", {})
+    if params.get("name") == "whereami":
+        return json.dumps({"cwd": os.getcwd(), "value": os.environ.get(arguments.get("variable", ""))})
+    return arguments.get("message", "")
+
+
 def serve(mode: str) -> None:
     for line in sys.stdin:
         try:
@@ -80,7 +99,7 @@ def serve(mode: str) -> None:
                                   "capabilities": {"tools": {}},
                                   "serverInfo": {"name": f"faulty-{mode}", "version": "1"}})
         elif method == "tools/list":
-            reply(request["id"], {"tools": [] if mode == "empty" else [TOOL]})
+            reply(request["id"], {"tools": TOOLS.get(mode, [TOOL])})
         elif method == "tools/call":
             call(mode, request)
         elif "id" in request:
