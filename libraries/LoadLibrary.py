@@ -372,6 +372,13 @@ class LoadLibrary:
         block = _noise.noise_as_documented(load_run.summary, load_run.name)
         logger.info("\n".join(_noise.lines(block)))
 
+    @keyword("Noise Should Have Skipped")
+    def noise_should_have_skipped(self, load_run: LoadRun, *kinds: str) -> None:
+        """The noise beside the run left out exactly ``kinds`` (none when none is given), each for the reason the
+        log gives: a server without an API key takes any key, one without an image projector fetches nothing."""
+        skipped = _noise.skipped_exactly(load_run.summary, load_run.name, kinds)
+        logger.info("; ".join(f"{kind}: {reason}" for kind, reason in skipped.items()) or "no kind skipped")
+
     @keyword("Server Token Counters Should Agree With The Client")
     def server_token_counters_should_agree_with_the_client(self, load_run: LoadRun) -> None:
         """``/metrics`` ``tokens_predicted_total`` and ``prompt_tokens_total`` moved during the run by exactly the

@@ -280,3 +280,11 @@ def test_counter_flags_are_set_aside_beside_noise_with_their_figures():
                                                     "counts the noise's requests and tokens too): moved by 420, the "
                                                     "client counted 416"}
     assert summary["flags"]["dropped"]["set"] is True
+
+
+def test_the_kinds_skipped_are_checked_exactly():
+    summary = {"noise": verdicts.verdict(_record())}
+    assert verdicts.skipped_exactly(summary, "r", ("missing_key",)) == {"missing_key": "why"}
+    with pytest.raises(AssertionError, match="the noise skipped missing_key, not media_url, missing_key "
+                                             r"\(missing_key: why\)"):
+        verdicts.skipped_exactly(summary, "r", ("missing_key", "media_url"))

@@ -94,6 +94,16 @@ def lines(block: dict[str, Any]) -> list[str]:
     return out
 
 
+def skipped_exactly(summary: dict, name: str, kinds: tuple[str, ...]) -> dict[str, str]:
+    """Fails unless the run's noise skipped exactly ``kinds``; returns each skipped kind's reason."""
+    skipped = (summary.get("noise") or {}).get("skipped", {})
+    if sorted(skipped) != sorted(kinds):
+        reasons = "; ".join(f"{k}: {r}" for k, r in skipped.items())
+        raise AssertionError(f"load run '{name}': the noise skipped {', '.join(sorted(skipped)) or 'no kind'}, not "
+                             f"{', '.join(sorted(kinds)) or 'no kind'} ({reasons})")
+    return skipped
+
+
 def noise_as_documented(summary: dict, name: str) -> dict[str, Any]:
     """Fails with the problems unless the run's noise verdict holds; returns the verdict. A run whose only problems
     are noise requests left without an answer beside a machine-side validity flag is not judged."""
