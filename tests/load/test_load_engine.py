@@ -374,8 +374,9 @@ def test_watchers_record_loop_lag_cpu_and_server_telemetry(scripted):
     first = record.telemetry[0]
     assert first["t"] <= first["t_metrics"] <= 0  # the counters' baseline, answered before the run's start
     assert first["metrics"]["llamacpp:n_decode_total"] == 42
-    assert first["slots"] == [{"id": 0, "is_processing": True, "id_task": 7},
-                              {"id": 1, "is_processing": False, "id_task": -1}]
+    # n_prompt_tokens (the tokens a slot holds) is kept as sent: this server sends none
+    assert first["slots"] == [{"id": 0, "is_processing": True, "id_task": 7, "n_ctx": 512, "n_prompt_tokens": None},
+                              {"id": 1, "is_processing": False, "id_task": -1, "n_ctx": 512, "n_prompt_tokens": None}]
     assert len(record.telemetry) >= 3  # start, one second later, after the drain
     assert record.telemetry[-1]["t"] >= record.window[1]
 

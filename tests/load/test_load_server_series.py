@@ -91,6 +91,13 @@ def test_a_run_never_scraped_says_telemetry_was_off():
         "the server was not scraped during this run (telemetry turned off)")
 
 
+def test_without_metrics_the_flag_is_not_judged_and_says_why():
+    run = two_requests([{"t": -0.1, "metrics": None, "slots": None, "errors": ["/metrics 501"]}])
+    flag = summarize(run, resamples=10)["flags"]["server_disagrees"]
+    assert flag == {"set": False, "detail": "not judged: GET /metrics answered 501: the server was started without "
+                                            "--metrics"}
+
+
 def test_in_flight_agrees_within_the_requests_started_or_ended_within_the_scrape_window():
     # (possibly counted from, surely counted from, surely until, possibly until)
     spans = [(0.0, 0.2, 0.95, 1.05), (0.5, 0.7, 1.95, 2.05)]

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from llamatest.load.analysis.metrics import answered, end_of, telemetry_values
-from llamatest.load.analysis.server_series import metric_samples
+from llamatest.load.analysis.server_series import absent_reason, metric_samples
 from llamatest.load.engine.record import RunRecord
 
 EDGE_S = 0.05  # HTTP parsing before a request is a task, a chunk's trip to the client on loopback
@@ -111,7 +111,8 @@ def agreement(run: RunRecord, measured: dict, edge_s: float = EDGE_S) -> dict[st
     """``{"judged", "reason", "edge_s", "samples", "tokens_judged", "in_flight": [misses], "tokens": [misses]}``."""
     samples = [s for s in metric_samples(run) if s.get("worker", 0) == 0]
     if len(samples) < 2:
-        return {"judged": False, "reason": f"{len(samples)} /metrics samples", "in_flight": [], "tokens": []}
+        reason = absent_reason(run) if not samples else "one /metrics sample: nothing to compare over time"
+        return {"judged": False, "reason": reason, "in_flight": [], "tokens": []}
     edge = edge_of(run, edge_s)
     spans, ends = request_bounds(run, measured, edge)
     gauges = _windows(samples, ("requests_processing", "requests_deferred"), {})
