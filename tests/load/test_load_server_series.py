@@ -252,3 +252,16 @@ def test_the_command_line_says_whether_the_series_was_kept():
     assert series_line({"series": None, "reason": "GET /metrics answered 501: the server was started without "
                         "--metrics"}) == ("server series: none (GET /metrics answered 501: the server was started "
                                           "without --metrics)")
+
+
+def test_a_sharded_run_keeps_its_scrapers_samples_on_the_drivers_clock():
+    from llamatest.load.engine.distributed import merge_runs
+
+    # worker 0 scrapes; it started 0.5 s (driver time) after the driver's t0: every time of a sample moves
+    scraper = two_requests([{**AGREEING[1], "t_slots": 0.22}])
+    scraper.t0_wall = 1000.5
+    other = RunRecord(profile={}, target={}, t0_wall=1000.0, t0_perf=0.0, requests=[request(0, 0.3)])
+    merged = merge_runs([scraper, other], offsets=[0.0, 0.0], t0_wall=1000.0, t0_perf=0.0)
+    sample = merged.telemetry[0]
+    assert (sample["t"], sample["t_metrics"], sample["t_slots"]) == approx((0.7, 0.71, 0.72))
+    assert sample["worker"] == 0

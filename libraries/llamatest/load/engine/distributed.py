@@ -256,7 +256,7 @@ def merge_runs(records: list[RunRecord], *, offsets: list[float], t0_wall: float
             requests.append((r.t_scheduled, i, original_index, r))
         loop_lag += [(t + shift, v) for t, v in rec.loop_lag]
         cpu += [(t + shift, v) for t, v in rec.cpu]
-        telemetry += [{**s, "t": s["t"] + shift, "worker": i} if "t" in s else {**s, "worker": i}
+        telemetry += [{**s, **{k: s[k] + shift for k in ("t", "t_metrics", "t_slots") if k in s}, "worker": i}
                       for s in rec.telemetry]
         starts.append(rec.window[0] + shift)
         ends.append(rec.window[1] + shift)
