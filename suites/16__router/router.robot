@@ -89,6 +89,18 @@ Metrics Of A Model Count Its Requests
     ${after} =    Model Metrics    tiny
     Counter Should Have Grown By    ${before}    ${after}    llamacpp:tokens_predicted_total    ${N}
 
+Model Events Report A Load Until The Model Is Loaded
+    [Documentation]    The router's event stream ends on the server's side only at an event or at its 1 s poll
+    ...    (server-models.cpp, `http_polling_seconds`), and the router's exit waits for it: the loads and unloads
+    ...    of the tests after this one end it, so that the suite's teardown does not wait for the poll.
+    Model Is Unloaded    tiny-draft
+    ${stream} =    Open Model Events
+    Load Model    tiny-draft
+    ${events} =    Model Events Until    ${stream}    tiny-draft    loaded
+    Should Be Equal    ${events}[0][data][status]    loading
+    Should Be Equal    ${events}[-1][data][status]    loaded
+    [Teardown]    Close Model Events If Opened
+
 Loading A Model Makes It Loaded
     Model Is Unloaded    tiny-draft
     ${resp} =    Load Model    tiny-draft
@@ -123,15 +135,6 @@ Autoload False Does Not Load An Unloaded Model
     ${resp} =    POST On Session    suite    /completion    json=${body}    params=autoload=false    expected_status=any
     Error Response Should Be    ${resp}    400    invalid_request_error    message=model is not loaded
     Model Status Should Be    tiny-draft    unloaded
-
-Model Events Report A Load Until The Model Is Loaded
-    Model Is Unloaded    tiny-draft
-    ${stream} =    Open Model Events
-    Load Model    tiny-draft
-    ${events} =    Model Events Until    ${stream}    tiny-draft    loaded
-    Should Be Equal    ${events}[0][data][status]    loading
-    Should Be Equal    ${events}[-1][data][status]    loaded
-    [Teardown]    Close Model Events If Opened
 
 Loading An Unknown Model Is Rejected
     [Documentation]    Contract: RFC 9110 §15.5: with a 4xx "the server SHOULD send a representation containing
