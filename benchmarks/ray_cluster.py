@@ -25,6 +25,7 @@ from llamatest.load.engine.client import Target
 from llamatest.load.engine.distributed import run_distributed
 from llamatest.load.engine.pacing import run_load_sync
 from llamatest.load.engine.profiles import Profile
+from llamatest.load.output.textreport import fmt
 from llamatest.load.workloads.datasets import body_maker, fixed_length_prompts
 from llamatest.models.catalog import resolve_model
 from llamatest.server.presets import preset
@@ -38,13 +39,11 @@ def line(label: str, run, seconds: float) -> str:
     """Requests per node, schedule lateness and TTFT of ``run`` (``seconds``: the run's wall time)."""
     s = summarize(run)
     lag, ttft = s["client"]["schedule_lag_ms"], s["metrics"]["ttft_ms"]
-    per_node = Counter()
-    for w in run.workers:
-        per_node[str(w.get("node_id") or "this process")[:12]] += w.get("requests", 0)
+    per_node = Counter({str(w["node_id"])[:12]: w.get("requests", 0) for w in run.workers if w.get("node_id")})
     nodes = ", ".join(f"{node}: {n}" for node, n in sorted(per_node.items())) or f"this process: {len(run.requests)}"
     return (f"{label}: {s['counts']['succeeded']} of {s['counts']['attempted']} ok in {seconds:.1f} s; requests by "
-            f"node {nodes}; lateness p50 {lag['p50']:.2f} / p99 {lag['p99']:.2f} ms; TTFT p50 {ttft['p50']:.1f} / "
-            f"p95 {ttft['p95']:.1f} ms; worker_lost: {s['flags']['worker_lost']['detail']}")
+            f"node {nodes}; lateness p50 {fmt(lag['p50'], 2)} / p99 {fmt(lag['p99'], 2)} ms; TTFT p50 "
+            f"{fmt(ttft['p50'])} / p95 {fmt(ttft['p95'])} ms; worker_lost: {s['flags']['worker_lost']['detail']}")
 
 
 def timed(call):
