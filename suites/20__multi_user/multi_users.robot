@@ -3,6 +3,14 @@ Documentation       Several users at once on two slots: each is served on its ow
 ...                 exactly the tokens it asked for, and the server goes back to idle; more users than slots wait
 ...                 their turn (deferred), are served in arrival order and none is lost or served twice. Every
 ...                 batch logs its slot timeline as a chart.
+...
+...                 Lengths are the least that keeps each claim visible, measured with
+...                 `benchmarks/multi_user_overlap.py` on a quiet 2-core machine: each of two busy slots of `tiny`
+...                 decodes about 2,000 tokens a second, the two sends of a batch are under 2 ms apart, and one `/slots`
+...                 and `/metrics` poll takes about 15 ms. `${N}` (256 tokens, about 0.12 s) has two requests sent
+...                 together run side by side some 60 times longer than their sends are apart, seen both busy by several
+...                 polls and in the server's own decode counters. `${SHORT}` (192 tokens) keeps the first of six
+...                 running for some 6 polls after the last was sent, for `/metrics` to show the others queued.
 Resource            ../../resources/slots.resource
 Suite Setup         Start Server For Suite    tiny-2-slots-metrics
 Suite Teardown      Stop Servers For Suite
@@ -13,12 +21,13 @@ Test Tags           multi-user
 *** Variables ***
 ${FIRST}        Once upon a time, in a village at the edge of a great forest, there lived an old clockmaker
 ${SECOND}       The committee met on a rainy Tuesday to decide, after years of debate, where the bridge should go
-${N}            ${1900}
-${SHORT}        ${600}
+${N}            ${256}
+${SHORT}        ${192}
 ${BRIEF}        ${64}
 ${LONGEST}      ${2020}
 @{BOTH}         ${0}    ${1}
 @{SIX}          first user    second user    third user    fourth user    fifth user    sixth user
+${IN_ORDER}     ${768}
 
 
 *** Test Cases ***
@@ -74,9 +83,12 @@ Six Users On Two Slots Are All Served Exactly Once
 
 Deferred Users Are Served In Arrival Order
     [Documentation]    The six requests reach the server one after the other (each is sent once /metrics counts
-    ...    the one before); the slots must take them first in, first out. Long requests, so that the first
-    ...    two still run while the others arrive.
-    ${batch} =    Send Concurrent Completions    @{SIX}    n_predict=${N}    metrics=${True}    dispatch=in_order
+    ...    the one before); the slots must take them first in, first out. 768 tokens each (about 0.4 s on a quiet
+    ...    machine): the first two run eight times as long as the 50 ms the other four take to be sent one by one,
+    ...    so all four wait in the queue together, and no request can run whole between two polls of the sampler,
+    ...    which must see each on its slot to order them (with 192 tokens, a busy machine's 145 ms gap between
+    ...    polls hid one, and the next was taken for it).
+    ${batch} =    Send Concurrent Completions    @{SIX}    n_predict=${IN_ORDER}    metrics=${True}    dispatch=in_order
     Every Request Should Succeed    ${batch}
     Requests Should Have Been Deferred    ${batch}
     Requests Should Have Been Served In Order    ${batch}

@@ -163,6 +163,26 @@ def test_start_order_is_judged_to_the_sampler_resolution():
     checks.served_in_order(batch(native("a"), native("b"), timeline=tie))
 
 
+def test_order_is_not_judged_when_a_request_could_hide_between_two_polls():
+    # Seen on a busy machine: a 1.1 s gap between polls hid a whole request, and the next one was taken for it.
+    def timed(ms):
+        return plain({"content": "x", "stop": True, "tokens_predicted": 1, "stop_type": "limit",
+                      "timings": {"prompt_ms": 1.0, "predicted_ms": ms}})
+
+    def timeline(gap):
+        return Timeline(slots=[slots(0.0, None, None), slots(0.1, 3, 4), slots(0.1 + gap, 5, None),
+                               slots(0.2 + gap, None, None)],
+                        requests=[RequestSpan(0, 0.01, None, 0.15, slot=0), RequestSpan(1, 0.02, None, 0.15, slot=1),
+                                  RequestSpan(2, 0.03, None, 0.15 + gap, slot=0)],
+                        requests_done=0.15 + gap, end=0.2 + gap)
+
+    held_200_ms = [timed(199.0), timed(199.0), timed(199.0)]
+    with pytest.raises(NotJudged, match=r"two polls 0.501 s apart \(from 0.100 s\), longer than request 0 of 3 held "
+                                        r"its slot \(0.200 s\): a whole request may have run unseen"):
+        checks.served_in_order(batch(*held_200_ms, timeline=timeline(0.5)))
+    checks.served_in_order(batch(*held_200_ms, timeline=timeline(0.1)))
+
+
 def test_metrics_checks():
     tl = Timeline(slots=[slots(0.0, None), slots(0.2, None)], requests_done=0.1, end=0.2,
                   metrics=[MetricsSample(0.0, 0.0, {"tokens_predicted_total": 10.0, "requests_deferred": 0.0}),

@@ -91,6 +91,18 @@ def finish_reason(r: StreamResult) -> str | None:
     return last["choices"][0].get("finish_reason")
 
 
+def server_seconds(r: StreamResult) -> float | None:
+    """How long the request held its slot by the server's own clock: ``timings.prompt_ms + predicted_ms`` of the
+    closing object, in seconds; None without both."""
+    timings = (final(r) or {}).get("timings")
+    if not isinstance(timings, dict):
+        return None
+    parts = [timings.get("prompt_ms"), timings.get("predicted_ms")]
+    if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in parts):
+        return None
+    return sum(parts) / 1000
+
+
 def slot(r: StreamResult) -> int | None:
     """The ``id_slot`` the server reported (native routes only; partial chunks may say -1: skipped)."""
     for obj in reversed(objects(r)):

@@ -451,6 +451,7 @@ def served_in_order(batch: Batch) -> None:
     if len(seen) < needed:
         raise _sampler_behind(batch, f"it saw only {len(seen)} of {len(batch.served())} requests on a slot, "
                                      f"fewer than {needed}: {tl.summary()}; make the requests longer")
+    _no_request_hidden_between_polls(batch, tl)
     for i, j in itertools.pairwise(seen):
         a, b = matched[i], matched[j]
         # Seen on a slot before the sample that last showed request i not started yet: b surely began first.
@@ -459,6 +460,25 @@ def served_in_order(batch: Batch) -> None:
                 a.id_task is not None and b.id_task is not None and b.id_task <= a.id_task):
             raise AssertionError(f"request {j} (task {b.id_task}, slot {b.slot}, from {b.start:.3f} s) was served "
                                  f"before request {i} (task {a.id_task}, slot {a.slot}, from {a.start:.3f} s)")
+
+
+def _no_request_hidden_between_polls(batch: Batch, tl: Timeline) -> None:
+    """Requests are matched to the busy stretches the sampler saw by slot and time; a request that ran whole
+    between two polls leaves no stretch, and another request is then taken for it. Not judged (the sampler's
+    fault) when, while the batch ran, two polls were further apart than the shortest request held its slot
+    (the server's own ``timings``)."""
+    held = [(s, i) for i in batch.served() if (s := answers.server_seconds(batch.results[i])) is not None]
+    sent = [span.sent for span in tl.requests if span.sent is not None]
+    if not held or not sent:
+        return
+    during = [s for s in tl.slots if min(sent) <= s.t and s.t_sent <= (tl.requests_done or tl.end)]
+    gaps = [(b.t - a.t_sent, a.t) for a, b in itertools.pairwise(during)]
+    if not gaps:
+        return
+    (shortest, i), (gap, at) = min(held), max(gaps)
+    if gap >= shortest:
+        raise _sampler_behind(batch, f"two polls {gap:.3f} s apart (from {at:.3f} s), longer than {_name(batch, i)} "
+                                     f"held its slot ({shortest:.3f} s): a whole request may have run unseen")
 
 
 def no_idle_slot_reported(batch: Batch) -> None:
