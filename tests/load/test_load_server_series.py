@@ -4,17 +4,19 @@ overhead check of every run (overhead.py), on hand-built runs whose every figure
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
 
-from llamatest.load.analysis import overhead, server_agreement, server_series
+from llamatest.load.analysis import overhead, server_agreement, server_series, verdicts
 from llamatest.load.analysis.metrics import measure
 from llamatest.load.analysis.summary import summarize
 from llamatest.load.engine.record import LoadEvent, RequestRecord, RunRecord
 from llamatest.load.output.charts import server_chart
 from llamatest.load.output.results import write_run
 from llamatest.load.output.textreport import series_line
+from llamatest.machine import NotJudged
 from llamatest.report.load import overhead_state
 
 approx = pytest.approx
@@ -265,3 +267,31 @@ def test_a_sharded_run_keeps_its_scrapers_samples_on_the_drivers_clock():
     sample = merged.telemetry[0]
     assert (sample["t"], sample["t_metrics"], sample["t_slots"]) == approx((0.7, 0.71, 0.72))
     assert sample["worker"] == 0
+
+
+def summary_with(series_t: list[float] | None, disagrees: bool = False, busy: bool = False) -> dict:
+    series = None if series_t is None else {"t": series_t}
+    return {"window": [0.0, 3.5], "server_series": {"series": series, "reason": None if series else "GET /metrics "
+                                                    "answered 501: the server was started without --metrics"},
+            "flags": {"server_disagrees": {"set": disagrees, "detail": "1 of 5 samples outside"},
+                      "machine_busy": {"set": busy, "detail": "other processes used 1.3 cores"}}}
+
+
+def test_the_keyword_passes_on_a_series_of_one_sample_a_second_that_agrees():
+    assert verdicts.server_series_agree(summary_with([-0.1, 0.0, 1.0, 2.0, 3.0]), "r") == 5
+
+
+@pytest.mark.parametrize(("summary", "message"), [
+    (summary_with(None), "load run 'r' has no server series: GET /metrics answered 501: the server was started "
+                         "without --metrics"),
+    (summary_with([0.0, 1.0]), "load run 'r': 2 server samples over a 3.5 s window, expected at least 3"),
+    (summary_with([0.0, 1.0, 2.0, 3.0], disagrees=True), "the server's series and the client disagree: 1 of 5"),
+])
+def test_the_keyword_fails_without_the_series_or_when_it_disagrees(summary, message):
+    with pytest.raises(AssertionError, match=re.escape(message)):
+        verdicts.server_series_agree(summary, "r")
+
+
+def test_a_disagreement_on_a_spoiled_machine_is_not_judged():
+    with pytest.raises(NotJudged, match="not judged, the machine or the client spoiled the run"):
+        verdicts.server_series_agree(summary_with([0.0, 1.0, 2.0, 3.0], disagrees=True, busy=True), "r")
