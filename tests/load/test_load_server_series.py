@@ -167,11 +167,26 @@ def test_the_step_under_way_when_a_request_arrives_is_taken_out_of_its_ttft_over
     # request 1 arrives at 0.12 while request 0 streams (tokens at 0.05, 0.15, ...): its prompt starts when the
     # step under way ends, at request 0's token of 0.15; its first token comes at 0.20, 20 ms of it the prompt
     reqs = [request(0, 0.0), request(1, 0.12, ttft=0.08)]
-    assert overhead.step_waits(reqs) == approx([0.0, 30.0])
+    mets = [measure(RunRecord(profile={}, target={}, t0_wall=0.0, t0_perf=0.0, requests=reqs))[i][0] for i in (0, 1)]
+    assert overhead.step_waits(reqs, mets) == approx([0.0, 30.0])  # request 0's steps take 100 ms: 30 is within
     run = RunRecord(profile={}, target={}, t0_wall=0.0, t0_perf=0.0, requests=reqs, meta={"total_slots": 2})
     block = overhead.overhead_block(run, [measure(run)[i][0] for i in (0, 1)])
     assert block["ttft"]["n"] == 2 and block["ttft"]["p95_ms"] == approx(30.0, abs=1e-6)  # 60 - 30 and 30 - 0
     assert block["exceeded"] == []
+
+
+def test_a_token_held_back_on_its_way_does_not_pass_for_a_step():
+    # a proxy holds every first chunk 300 ms: request 1 arrives at 0.01 and its first token comes after request
+    # 0's held one (0.30), but the server says request 0 took 20 ms of prompt and 1 ms a token: that is the step
+    reqs = [request(0, 0.0, ttft=0.3, gap=0.001), request(1, 0.01, ttft=0.3, gap=0.001)]
+    for r in reqs:
+        r.events[-1].timings["predicted_per_token_ms"] = 1.0
+    run = RunRecord(profile={}, target={}, t0_wall=0.0, t0_perf=0.0, requests=reqs, meta={"total_slots": 2})
+    mets = [measure(run)[i][0] for i in (0, 1)]
+    assert overhead.step_waits(reqs, mets) == approx([0.0, 20.0])
+    block = overhead.overhead_block(run, mets)
+    # 300 - 20 ms of prompt each, less 0 and 20 ms of step: 280 and 260, p95 279
+    assert block["ttft"]["p95_ms"] == approx(279.0) and block["exceeded"] == ["ttft"]
 
 
 def test_a_server_slow_outside_its_timings_only_when_busy_is_flagged():

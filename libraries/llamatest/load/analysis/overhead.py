@@ -12,7 +12,9 @@ is left is latency the server adds only when busy:
   judged (counted under ``queued``);
 - a request that arrives while the server runs a step for other slots (a decode, or another request's prompt:
   a second or more on a slow machine) starts its prompt when that step ends, which the next token of another
-  stream marks: that wait (``step_wait``) is taken out of its TTFT overhead.
+  stream marks: that wait (``step_wait``) is taken out of its TTFT overhead, up to the longest step the server's
+  own timings give one of the requests then in flight (its ``prompt_ms``, or its time per token), so that a
+  token held back on its way to the client (a proxy) does not pass for a step.
 
 The limits are the smoke's (``resources/load.resource``: 50 ms at p95 for TTFT, 2 ms for decode).
 """
@@ -23,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from llamatest.load.analysis.metrics import intervals_of, telemetry_values
+from llamatest.load.analysis.metrics import end_of, intervals_of, telemetry_values
 from llamatest.load.engine.record import RequestRecord, RunRecord
 
 TTFT_P95_MS = 50.0
@@ -62,22 +64,34 @@ def unqueued(reqs: list[RequestRecord], slots: int | None) -> list[bool]:
     return out
 
 
-def step_waits(reqs: list[RequestRecord]) -> list[float]:
+def _server_step_ms(m: dict) -> float:
+    """The longest step a request can have made others wait for, by the server's own timings: its prompt, or one
+    of its decode steps (TPOT less the decode overhead is the server's time per token)."""
+    per_token = m["tpot"] - m["overhead_decode"] if m["tpot"] is not None and m["overhead_decode"] is not None else 0
+    return max(m["server_prompt_ms"] or 0.0, per_token)
+
+
+def step_waits(reqs: list[RequestRecord], mets: list[dict]) -> list[float]:
     """For each request (ms), from its sending to the next token of another stream, when that came before its own
-    first token: the end of the step under way when it arrived. 0 when no other stream's token came between."""
+    first token (the end of the step under way when it arrived), at most the longest step the server says one of
+    the requests then in flight took: a token held back on its way (a proxy) is not a step. 0 when none came."""
     arrivals = sorted((e.t, r.index) for r in reqs for e in r.token_events)
     times = np.asarray([t for t, _ in arrivals], dtype=float)
+    spans = [(r.t_dispatched, end_of(r)) for r in reqs]
     out = []
     for r in reqs:
         tokens = r.token_events
         if r.t_dispatched is None or not tokens:
             out.append(0.0)
             continue
-        j = int(np.searchsorted(times, r.t_dispatched))
+        x = r.t_dispatched
+        j = int(np.searchsorted(times, x))
         while j < len(arrivals) and arrivals[j][1] == r.index:
             j += 1
-        end = arrivals[j][0] if j < len(arrivals) and arrivals[j][0] < tokens[0].t else r.t_dispatched
-        out.append((end - r.t_dispatched) * 1000.0)
+        end = arrivals[j][0] if j < len(arrivals) and arrivals[j][0] < tokens[0].t else x
+        longest = max((_server_step_ms(m) for o, m, (a, b) in zip(reqs, mets, spans, strict=True)
+                       if o is not r and a is not None and b is not None and a <= x <= b), default=0.0)
+        out.append(min((end - x) * 1000.0, longest))
     return out
 
 
@@ -87,7 +101,7 @@ def overhead_block(run: RunRecord, mets: list[dict], ttft_ms: float = TTFT_P95_M
     of ``run.measured`` in order."""
     reqs = run.measured
     slots = slot_count(run)
-    rows = [(m, free, wait) for r, m, free, wait in zip(reqs, mets, unqueued(reqs, slots), step_waits(reqs),
+    rows = [(m, free, wait) for r, m, free, wait in zip(reqs, mets, unqueued(reqs, slots), step_waits(reqs, mets),
                                                           strict=True) if r.ok]
     ttft = [m["overhead_ttft"] - wait for m, free, wait in rows if free and m["overhead_ttft"] is not None]
     decode = [m["overhead_decode"] for m, _, _ in rows if m["overhead_decode"] is not None]
