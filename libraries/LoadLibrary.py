@@ -298,8 +298,9 @@ class LoadLibrary:
         ``osl_mismatch``, ``server_restarted``) fails whatever else happened. The machine's or the client's
         (``client_bound``, ``machine_busy``, ``rate_shortfall``, ``cache_contaminated``) skips the test with the
         flags and their figures: the run says nothing about the server, neither pass nor fail. The server's
-        performance (``dropped``, ``oversaturated``) fails on a quiet machine and is not judged beside a
-        machine-side flag. ``insufficient_samples`` and ``high_coalescing`` are always allowed: they mark single
+        performance (``dropped``, ``oversaturated``, ``server_overhead``: latency outside its own timings) and a
+        ``server_disagrees`` (its ``/metrics`` series against the client's counts) fail on a quiet machine and are
+        not judged beside a machine-side flag. ``insufficient_samples`` and ``high_coalescing`` are always allowed: they mark single
         numbers (a percentile left missing, per-chunk ITL when chunks arrive together), not the run.
         """
         _verdicts.is_valid(load_run.summary, load_run.name, allowed)

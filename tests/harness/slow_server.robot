@@ -22,6 +22,15 @@ A Proxy Holding The First Chunk Is Caught By The Overhead Check
     Run Keyword And Expect Error    *misses its SLO: overhead_ttft p95 3??.? ms > limit 50 ms*
     ...    Server Should Add No Latency Outside Its Own Timings    ${run}
 
+A Loaded Run Through The Proxy Is Flagged For Its Overhead
+    [Documentation]    The same check on every load run (the `server_overhead` validity flag): two users on two
+    ...    slots through the proxy, whose held first chunks are outside the server's timings at any load, and
+    ...    whose late tokens must not pass for steps of the server that a request waited for.
+    ${run} =    Run Load Profile    ${PROMPTS}    concurrency    users=${2}    max_requests=${8}    max_tokens=${16}
+    ...    server=${PROXY}    history=${False}
+    Run Keyword And Expect Error    *server_overhead (TTFT - prompt_ms - the step under way p95 ???.?? ms (limit 50*
+    ...    Load Results Should Be Valid    ${run}
+
 The Proxy Still Meets An SLO Calibrated On Itself
     [Documentation]    Why the overhead check is needed: an SLO calibrated on the slow server passes it.
     ${calibration} =    Calibrate Single User Latency    ${PROMPTS}    ${16}    server=${PROXY}
