@@ -113,6 +113,8 @@ class LoadLibrary:
     flatters the numbers; multi-turn, shared-prefix and trace workloads are warm: the cache is what they measure |
     | ``workers`` | 1 | > 1 shards the profile over that many Ray workers (a local Ray instance unless \
     ``ray_address`` names a cluster) |
+    | ``ray_address`` | None | ``HOST:PORT`` of a Ray cluster's head: the workers spread over its nodes, each names \
+    its node and share; a worker lost mid-run sets ``worker_lost`` (RayClusterLibrary starts a cluster here) |
     | ``server`` | ``suite`` | the server alias or a URL |
     | ``api_key`` | None | the key of a server started with one (a managed server's key is not sent by itself) |
     | ``timeout_ttft``, ``timeout_stall``, ``timeout_total`` | 60, 30, 300 | per-request deadlines in seconds: \

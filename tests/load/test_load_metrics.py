@@ -305,7 +305,8 @@ def test_summary_has_the_documented_keys_and_is_json():
                                               "total_token_throughput", "goodput", "goodput_ratio"}
     assert set(s["flags"]) == {"client_bound", "machine_busy", "rate_shortfall", "dropped", "cache_contaminated",
                                "token_count_mismatch", "osl_mismatch", "oversaturated", "insufficient_samples",
-                               "server_restarted", "high_coalescing", "server_disagrees", "server_overhead"}
+                               "server_restarted", "high_coalescing", "server_disagrees", "server_overhead",
+                               "worker_lost"}
     assert all(set(f) == {"set", "detail"} for f in s["flags"].values())
     assert s["samples"]["itl_chunk_ms"] == approx([50.0] * 48)
     json.dumps(s, allow_nan=False)

@@ -8,15 +8,18 @@ closed-loop users are split between the workers. The driver
    trip wins; half of it is the error bound),
 2. sends every worker the same wall-clock start time a little in the future (a barrier: each actor turns it
    into its own ``perf_counter`` deadline, corrected by its offset),
-3. collects the raw per-request event logs and merges them onto its own time axis: every metric is then
-   computed once, from the union (a percentile of per-worker percentiles is not a percentile of the run).
+3. asks each worker every second how far it got (requests sent and answered), and collects the raw
+   per-request event logs and merges them onto its own time axis: every metric is then computed once, from
+   the union (a percentile of per-worker percentiles is not a percentile of the run). A worker lost meanwhile
+   (its process or its node died) leaves what the driver knew of it (`lost_shard`), not an error.
 
 Without ``address`` a local Ray instance with ``workers`` CPUs is started on the loopback address, with its
 session files under ``<system temp>/llamatest-ray`` (or ``$RAY_TMPDIR``), and stopped afterwards: every process
 it started (GCS, raylet, agents, workers; found as this process's new descendants and by the session directory
 in their command lines) gets a few seconds to exit after ``ray.shutdown()`` and is then terminated, so nothing
-outlives the run. With ``address`` the workers run on that cluster, whose nodes need this package and its
-dependencies installed (or a ``runtime_env`` that ships them). Ray is imported only when a distributed run
+outlives the run. With ``address`` the workers run on that cluster, spread over its nodes, whose nodes need this
+package and its dependencies installed (or a ``runtime_env`` that ships them); the cluster's processes are not
+the run's to stop (``raycluster`` starts and stops a test cluster). Ray is imported only when a distributed run
 starts.
 """
 
