@@ -4,7 +4,10 @@ Documentation       `--sleep-idle-seconds 1`: after a second without work the se
 ...                 needs the model wakes it, and a completion after a sleep answers exactly as before it.
 ...
 ...                 Every test first waits (with a deadline) until the server sleeps, so none depends on the
-...                 order of the tests or on how long the previous one took.
+...                 order of the tests or on how long the previous one took. One second is the least idle time the
+...                 server takes (whole seconds; 0 and below -1 are refused, see `bad_arguments.robot`), so each of
+...                 the four sleeps the tests need (after the start, after each wake that another request follows)
+...                 lasts about a second.
 Resource            ../../resources/metrics.resource
 Resource            ../../resources/completion.resource
 Suite Setup         Start Server For Suite    tiny-metrics    --sleep-idle-seconds    1
