@@ -25,8 +25,8 @@ Workers On Two Nodes Share A Constant Rate
     ${run} =    Run Load Profile    ${prompts}    rate    rate=${4}    duration=${8}    max_tokens=${16}
     ...    workers=${2}    ray_address=${address}    max_in_flight=${16}    name=ray-cluster
     Every Load Request Should Succeed    ${run}
-    Load Results Should Be Valid    ${run}    server_overhead
     Load Run Should Have Spread Workers Over Nodes    ${run}    ${2}
+    Load Results Should Be Valid    ${run}    server_overhead
 
 A Node Lost Mid-Run Leaves A Flagged Partial Run
     ${prompts} =    Fixed Length Prompts    count=${200}    tokens=${48}
@@ -40,10 +40,12 @@ A Node Lost Mid-Run Leaves A Flagged Partial Run
 
 *** Keywords ***
 Start Server And Two Node Ray Cluster
+    [Documentation]    The suite's `tiny-load` server, and a Ray cluster of a head and one more node on this machine.
     Start Server For Suite    tiny-load
     Start Ray Cluster    nodes=${2}
 
 Stop Ray Cluster And Servers
+    [Documentation]    Kills the cluster's processes (never `ray stop`), then stops the suite's server.
     [Timeout]    1 minute
     Stop Ray Cluster
     Stop Servers For Suite
