@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from test_load_distributed import worker_run
@@ -199,3 +200,26 @@ def test_the_cluster_scan_finds_a_process_by_its_working_folder_and_its_children
         assert raycluster._wait_gone(found, 5.0) == [] and raycluster.leftovers(node) == []
     finally:
         parent.kill()
+
+
+def test_a_cluster_whose_owner_was_killed_is_left_to_the_sweep(tmp_path, monkeypatch):
+    """A run killed with -9 never reaches its teardown: its cluster's processes are in the pid registry, and the
+    sweep run.py makes before the next run ends them all and removes the cluster's folder."""
+    pytest.importorskip("ray")
+    from llamatest import deadlines, settings
+    from llamatest.server import registry
+
+    monkeypatch.setenv(settings.ENV_PID_DIR, str(tmp_path / "pids"))
+    code = ("import sys, time; from llamatest.load.engine import raycluster; "
+            "print(raycluster.start_cluster(2).folder, flush=True); time.sleep(600)")
+    owner = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        folder = owner.stdout.readline().strip()
+        assert folder and len(raycluster.leftovers(folder)) >= 8  # GCS, two raylets, their agents and monitors
+    finally:
+        owner.kill()
+        owner.wait(timeout=deadlines.deadline("kill"))
+    assert raycluster.leftovers(folder), "killing the owner alone leaves the cluster running"
+    registry.sweep(only_orphans=True)
+    assert raycluster.leftovers(folder) == []
+    assert not Path(folder).exists()

@@ -170,7 +170,8 @@ def _sweep_once(only_orphans: bool) -> list[dict]:
         if only_orphans and owner_alive:
             continue
         if is_same_process(entry["pid"], entry.get("create_time")):
-            kill_tree(entry["pid"], entry.get("create_time"))
+            # An entry may bring its own SIGTERM grace: 0 for a test Ray cluster, whose raylet lingers on SIGTERM
+            kill_tree(entry["pid"], entry.get("create_time"), grace=entry.get("grace"))
             killed.append(entry)
         workdir.remove(entry.get("cwd"))  # a server's own working folder, left by a run that was killed
         path.unlink(missing_ok=True)
