@@ -1,6 +1,7 @@
 """A Ray worker lost mid-run, without Ray: what the driver knows of the lost shard, the merged run and its
 ``worker_lost`` flag, the verdicts and views that name each worker's node and share, the CLI's checks of
-``--workers``/``--ray-address``, and the process scan that stops a test cluster (raycluster.py)."""
+``--workers``/``--ray-address``, and the process scan that stops a test cluster (raycluster.py). With Ray: a test
+cluster whose owner was killed is ended by the sweep of the pid registry."""
 
 from __future__ import annotations
 
