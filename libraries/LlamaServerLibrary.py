@@ -156,21 +156,34 @@ class LlamaServerLibrary:
         name like ``Model Path`` does. An unknown preset fails with the known names. Otherwise
         like `Start Llama Server`.
         """
-        if api_key is not None:
-            keys = api_key if isinstance(api_key, list) else [api_key]
-            api_key = ",".join(key.value if isinstance(key, Secret) else str(key) for key in keys)
-        chosen = _presets.preset(preset).with_options(n_slots=n_slots, n_ctx=n_ctx, embeddings=embeddings,
-                                                      api_key=api_key)
-        flags = [*chosen.args(), *extra_flags]
-        try:
-            needs = [*_capabilities.needs_of_flags(flags), *(["managed"] if env else [])]  # env: LLAMA_ARG_*
-            external = _target.choose(alias == SUITE or external_ok, needs, current_suite())
-        except _target.Unavailable as missing:
-            raise SkipExecution(f"{missing} (preset '{preset}' {shlex.join(map(str, flags))})") from None
+        chosen, flags, external = _chosen_preset(preset, extra_flags, alias == SUITE or external_ok, env,
+                                                 n_slots=n_slots, n_ctx=n_ctx, embeddings=embeddings, api_key=api_key)
         server = self._pool.start(lambda: resolve_model(chosen.model), flags, alias=alias, timeout=timeout,
                                   external_ok=external is not None, env=env, output_dir=output_dir(),
                                   suite=current_suite(), preset=chosen)
         return self._started(server, f" from preset '{preset}'", keyless=api_key is not None)
+
+    @keyword("Launch Preset Server")
+    def launch_preset_server(self, preset: str, *extra_flags: str, alias: str, n_slots: int | None = None,
+                             n_ctx: int | None = None, embeddings: bool | None = None, env: dict | None = None) -> None:
+        """Starts the server of ``preset`` like `Start Preset Server` (always a local one, never the suite's), but
+        returns at once; `Wait Until Server Is Ready` then waits for it. A set-up that starts two servers launches
+        the second before it starts the first, so that both load their models side by side."""
+        chosen, flags, _ = _chosen_preset(preset, extra_flags, False, env, n_slots=n_slots, n_ctx=n_ctx,
+                                          embeddings=embeddings)
+        server = self._pool.launch(resolve_model(chosen.model), flags, alias=alias, output_dir=output_dir(),
+                                   env=env, suite=current_suite())
+        server.preset = chosen
+        logger.info(f"llama-server '{_htmllog.escape(alias)}' launched from preset '{_htmllog.escape(preset)}' "
+                    f"(pid {server.proc.pid}), not waited for yet")
+
+    @keyword("Wait Until Server Is Ready")
+    def wait_until_server_is_ready(self, alias: str, timeout: float | None = None) -> str:
+        """Waits until the server that `Launch Preset Server` (or `Launch Llama Server`) started as ``alias``
+        answers ``/health`` 200, within ``timeout`` seconds (default: the ``server_start`` deadline), and opens its
+        session as `Start Preset Server` does; returns its base URL. A start that failed is stopped and fails with
+        the tail of its log."""
+        return self._started(self._pool.wait_ready(alias, timeout), " (launched)")
 
     @keyword("Launch Llama Server")
     def launch_llama_server(self, model: str | None, *flags: str, alias: str, env: dict | None = None) -> None:
@@ -376,6 +389,23 @@ class LlamaServerLibrary:
 # The presets are documented from the one place that defines them.
 LlamaServerLibrary.__doc__ = LlamaServerLibrary.__doc__.replace(
     "%PRESETS%", _presets.robot_table().replace("\n", "\n    "))
+
+
+def _chosen_preset(preset: str, extra_flags, external_ok: bool, env: dict | None, *, api_key=None,
+                   **options) -> tuple[_presets.Preset, list[str], str | None]:
+    """The preset with its options (``api_key`` best a Robot ``Secret``, or a list of them), its flags, and the
+    external server to use instead (None: start one here); skips the test when the target cannot run it."""
+    if api_key is not None:
+        keys = api_key if isinstance(api_key, list) else [api_key]
+        api_key = ",".join(key.value if isinstance(key, Secret) else str(key) for key in keys)
+    chosen = _presets.preset(preset).with_options(api_key=api_key, **options)
+    flags = [*chosen.args(), *extra_flags]
+    try:
+        needs = [*_capabilities.needs_of_flags(flags), *(["managed"] if env else [])]  # env: LLAMA_ARG_*
+        external = _target.choose(external_ok, needs, current_suite())
+    except _target.Unavailable as missing:
+        raise SkipExecution(f"{missing} (preset '{preset}' {shlex.join(map(str, flags))})") from None
+    return chosen, flags, external
 
 
 def _external_key() -> Secret:

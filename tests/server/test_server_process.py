@@ -131,6 +131,22 @@ def test_a_launched_server_that_exits_early_fails_keep_running_with_its_code_and
     assert pool.stop("watched") == 1
 
 
+def test_servers_launched_together_are_waited_for_one_by_one(pool):
+    first, second = launch(pool, alias="first"), launch(pool, alias="second")
+    assert pool.wait_ready("first") is first and pool.wait_ready("second") is second
+    for server in (first, second):
+        assert requests.get(server.url + "/health", timeout=2).status_code == 200
+        assert server.started_s is not None and server.attempts == [(server.port, f"ready in {server.started_s:.2f} s")]
+    assert pool.stop("first", grace=1) == 0 and pool.stop("second", grace=1) == 0
+
+
+def test_a_launched_server_that_never_gets_ready_fails_the_wait_and_is_stopped(pool):
+    launch(pool, mode="never-ready")
+    with pytest.raises(StartFailed, match=r"'watched' failed to start: no /health 200 within 1.0 s .*Loading model"):
+        pool.wait_ready("watched", timeout=1.0)
+    assert pool.aliases() == []
+
+
 # ----- exit codes -----
 @pytest.mark.parametrize(("mode", "code"), [("ok", 0), ("exit3-on-term", 3), ("ignore-term", -9)])
 def test_stop_reports_the_real_exit_code(pool, mode, code):
@@ -275,6 +291,17 @@ def test_preset_server_applies_overrides_and_extra_flags(library, monkeypatch, f
     assert sessions[0][0] == "p"
     chosen = library.server_preset("p")
     assert (chosen.model, chosen.n_slots, chosen.n_ctx, chosen.n_ctx_per_slot) == ("tiny", 4, 1024, 256)
+
+
+def test_launched_preset_server_gets_its_session_once_ready(library, monkeypatch, fake, sessions):
+    monkeypatch.setattr(facade, "resolve_model", lambda name: fake / f"{name}.gguf")
+    library.launch_preset_server("tiny-2-slots", "--temp", "0", alias="p", n_slots=4)
+    assert sessions == []  # not waited for yet
+    url = library.wait_until_server_is_ready("p")
+    assert sessions == [("p", url)]
+    assert library.server_command_line("p").endswith("--ctx-size 1024 --parallel 4 --temp 0")
+    assert library.server_preset("p").n_slots == 4
+    assert library.stop_llama_server("p") == 0
 
 
 def test_server_preset_of_a_server_without_one_fails(library, fake):

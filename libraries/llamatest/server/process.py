@@ -377,6 +377,20 @@ class ServerPool:
         self._servers[alias] = server
         return server
 
+    def wait_ready(self, alias: str, timeout: float | None = None) -> Server:
+        """Waits until a server that `launch` started answers ``/health`` 200 (``timeout``: the ``server_start``
+        deadline), as `start` does after its spawn: servers launched one after the other load their models side
+        by side. A start that failed is stopped and raised, without another port to try."""
+        server = self.local(alias)
+        try:
+            wait_healthy(server.url + api_prefix(server.args), deadlines.or_default(timeout, "server_start"), server)
+        except StartFailed as failure:
+            self.stop(alias, deadlines.deadline("failed_start"))
+            raise StartFailed(f"llama-server '{alias}' failed to start: {failure}") from None
+        server.started_s = time.monotonic() - server.spawned_at
+        server.attempts = [(server.port, f"ready in {server.started_s:.2f} s")]
+        return server
+
     def use_external(self, url: str, *, alias: str, timeout: float | None = None, suite: str | None = None) -> Server:
         """Uses the running server at ``url`` under ``alias``; it is never stopped from here."""
         fix = f"start it, or unset {ENV_SERVER_URL} so that the suite starts its own server"
