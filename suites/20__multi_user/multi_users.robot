@@ -7,10 +7,12 @@ Documentation       Several users at once on two slots: each is served on its ow
 ...                 Lengths are the least that keeps each claim visible, measured with
 ...                 `benchmarks/multi_user_overlap.py` on a quiet 2-core machine: each of two busy slots of `tiny`
 ...                 decodes about 2,000 tokens a second, the two sends of a batch are under 2 ms apart, and one `/slots`
-...                 and `/metrics` poll takes about 15 ms. `${N}` (256 tokens, about 0.12 s) has two requests sent
-...                 together run side by side some 60 times longer than their sends are apart, seen both busy by several
-...                 polls and in the server's own decode counters. `${SHORT}` (192 tokens) keeps the first of six
-...                 running for some 6 polls after the last was sent, for `/metrics` to show the others queued.
+...                 and `/metrics` poll takes about 15 ms; but the second of two requests sent together sometimes starts
+...                 on its slot some 0.1 s after the first (in one of 40 batches of 256 tokens, about 0.12 s each, the
+...                 two ran one after the other). `${N}` (768 tokens, about 0.6 s) keeps them side by side for at least
+...                 0.14 s in 40 of 40 batches, seen both busy by several polls and in the server's own decode counters.
+...                 `${SHORT}` (192 tokens) keeps the first of six running long enough for `/metrics` to show the others
+...                 queued (40 of 40 batches).
 Resource            ../../resources/slots.resource
 Suite Setup         Start Server For Suite    tiny-2-slots-metrics
 Suite Teardown      Stop Servers For Suite
@@ -21,7 +23,7 @@ Test Tags           multi-user
 *** Variables ***
 ${FIRST}        Once upon a time, in a village at the edge of a great forest, there lived an old clockmaker
 ${SECOND}       The committee met on a rainy Tuesday to decide, after years of debate, where the bridge should go
-${N}            ${256}
+${N}            ${768}
 ${SHORT}        ${192}
 ${BRIEF}        ${64}
 ${LONGEST}      ${2020}
