@@ -6,7 +6,7 @@ Run inside the project venv after set-up (quiet, then beside CPU hogs to see wha
     .venv/bin/python benchmarks/multi_user_overlap.py [--lengths 32,64,128,256,1900] [--runs 5] [--queued 0]
 
 For each length and shape it sends the batch the suite sends (`run_batch`, the 5 ms /slots and /metrics
-sampler) against the `tiny-2-slots-metrics` preset and prints the medians and worst cases of what the
+sampler) against the `tiny-2-slots-metrics` preset (``--preset``) and prints the medians and worst cases of what the
 suite's checks read (six in order: all of each length, or the four that wait of ``--queued``): the skew
 between the first two sends, the time both slots were busy (server side, from the slot samples), the /slots
 samples showing both busy, the /metrics busy slots per decode, the wall time, and how many runs the suite's
@@ -100,12 +100,15 @@ def main() -> None:
     parser.add_argument("--lengths", default="32,64,128,256,1900", help="n_predict values, comma-separated")
     parser.add_argument("--shapes", default=",".join(SHAPES), help=f"comma-separated, of: {', '.join(SHAPES)}")
     parser.add_argument("--runs", type=int, default=5, help="batches per length and shape")
+    parser.add_argument("--preset", default="tiny-2-slots-metrics",
+                        help="a preset with two slots and --metrics (tiny-2-slots-context-shift: the context shift "
+                             "suite)")
     parser.add_argument("--queued", type=int, default=0,
                         help="six in order: n_predict of the four that wait (0: as the first two)")
     args = parser.parse_args()
     OUTPUT.mkdir(exist_ok=True)
     servers = ServerPool()
-    chosen = preset("tiny-2-slots-metrics")
+    chosen = preset(args.preset)
     try:
         url = servers.start(resolve_model(chosen.model), chosen.args(), alias="bench", output_dir=OUTPUT).url
         asyncio.run(measure(url, args.shapes.split(","), [int(n) for n in args.lengths.split(",")],
