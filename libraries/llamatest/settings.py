@@ -132,6 +132,15 @@ def busy_cores(default: float = 0.25) -> float:
                          f"it") from None
 
 
+def threads_beside_client() -> int:
+    """llama-server's ``--threads`` when a load client on this machine must keep a core: one fewer than the server
+    would take (``$LLAMA_ARG_THREADS``, which run.py --processes sets, else every core), at least one."""
+    cores = os.cpu_count() or 1
+    value = os.environ.get(ENV_SERVER_THREADS, "")
+    wanted = int(value) if value.strip().isdigit() and int(value) > 0 else cores
+    return max(1, min(wanted, cores - 1))
+
+
 def deadline_scale() -> float:
     """The user's factor on every deadline (``$LLAMATEST_DEADLINE_SCALE``, 1 when unset): a positive number."""
     value = os.environ.get(ENV_DEADLINE_SCALE)

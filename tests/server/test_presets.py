@@ -5,6 +5,7 @@ import dataclasses
 import pytest
 
 from llamatest.server.presets import PRESETS, Preset, known_presets, preset, robot_table
+from llamatest.settings import threads_beside_client
 
 NEEDED = ["tiny-1-slot", "tiny-2-slots", "tiny-long-context", "smollm2", "gemma3", "gemma3-2-slots"]
 
@@ -52,3 +53,24 @@ def test_the_registry_is_read_only_and_documented():
         PRESETS["mine"] = preset("tiny-1-slot")
     table = robot_table()
     assert all(f"``{name}``" in table for name in known_presets())
+
+
+def test_the_load_preset_leaves_the_client_a_core(monkeypatch):
+    # Both of 2 cores busy with the server's threads preempted the load client's loop for 10-30 ms.
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    monkeypatch.delenv("LLAMA_ARG_THREADS", raising=False)
+    assert preset("tiny-load").args() == ["--ctx-size", "2048", "--parallel", "2", "--threads", "1", "--metrics"]
+    assert preset("tiny-load").with_options(n_slots=4).args()[4:6] == ["--threads", "1"]
+    assert "--threads" not in preset("tiny-2-slots-metrics").args()  # only the presets a load client shares
+
+
+@pytest.mark.parametrize(("cores", "env", "threads"), [
+    (8, None, 7), (8, "2", 2), (8, "8", 7), (1, None, 1), (2, "0", 1), (4, "x", 3),
+])
+def test_threads_beside_client_keep_a_core_within_run_py_share(monkeypatch, cores, env, threads):
+    monkeypatch.setattr("os.cpu_count", lambda: cores)
+    if env is None:
+        monkeypatch.delenv("LLAMA_ARG_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("LLAMA_ARG_THREADS", env)
+    assert threads_beside_client() == threads

@@ -14,6 +14,7 @@ from types import MappingProxyType
 
 from llamatest.models import own
 from llamatest.models.own import OWN_MODELS
+from llamatest.settings import threads_beside_client
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,7 +31,10 @@ class Preset:
     # The own model (models/own.py) that replaces ``model`` when its variable is set: presets whose
     # tests hold for any model of that kind. None: the preset is about its own model.
     takes: str | None = None
-
+    # A load client shares the machine: the server leaves it a core (``settings.threads_beside_client``). With
+    # every core taken by the server's threads, the client's event loop was preempted for 10-30 ms on 2 cores
+    # and stamped its token events late (the load smoke's client_bound skip).
+    leaves_client_core: bool = False
     def __post_init__(self):
         if self.n_slots < 1 or self.n_ctx < self.n_slots:
             raise ValueError(f"a preset needs n_slots >= 1 and n_ctx >= n_slots, "
@@ -42,13 +46,16 @@ class Preset:
         """The context each slot gets: llama-server splits ``--ctx-size`` evenly between slots."""
         return self.n_ctx // self.n_slots
 
-    def args(self) -> list[str]:
-        """The llama-server flags of this preset (everything but the model, host and port)."""
+    def args(self, threads: str | None = None) -> list[str]:
+        """The llama-server flags of this preset (everything but the model, host and port). ``threads``: what
+        to show for ``--threads`` of a preset that leaves the client a core (the docs' tables: not this machine's)."""
         args = ["--ctx-size", str(self.n_ctx), "--parallel", str(self.n_slots)]
         if self.embeddings:
             args.append("--embeddings")
         if self.api_key is not None:
             args += ["--api-key", self.api_key]
+        if self.leaves_client_core:
+            args += ["--threads", threads or str(threads_beside_client())]
         return args + list(self.flags)
 
     def with_options(self, **overrides) -> Preset:
@@ -108,8 +115,9 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({
                                          description="two slots of 256 tokens with context shift and /metrics: "
                                                      "generation past the context, requests that never end"),
     "tiny-load": Preset(takes="own", model="tiny", n_slots=2, n_ctx=2048, flags=("--metrics",),
-                        description="the tiny model, two slots of 1024 tokens, /metrics on: the load smoke "
-                                    "profile of the default run"),
+                        leaves_client_core=True,
+                        description="the tiny model, two slots of 1024 tokens, /metrics on, a core left to the "
+                                    "load client: the load smoke profile of the default run"),
     "smollm2-load": Preset(model="smollm2", n_slots=4, n_ctx=4096, flags=("--metrics",),
                            description="SmolLM2-135M-Instruct, four slots of 1024 tokens, /metrics on: the "
                                        "load suites (500-token prompts plus their answers fit a slot)"),
@@ -142,11 +150,14 @@ def preset(name: str) -> Preset:
     return entry
 
 
+DOC_THREADS = "CORES-1"  # --threads of a preset that leaves the load client a core, as the tables show it
+
+
 def robot_table() -> str:
     """The presets as a Robot Framework documentation table, for the library documentation."""
     rows = ["| =Preset= | =Model= | =Slots= | =Context= | =Flags= | =What for= |"]
     for name, entry in PRESETS.items():
-        flags = " ".join(entry.args()).replace("|", "\\|")
+        flags = " ".join(entry.args(DOC_THREADS)).replace("|", "\\|")
         model = f"{entry.model} (or ``${OWN_MODELS[entry.takes]}``)" if entry.takes else entry.model
         rows.append(f"| ``{name}`` | {model} | {entry.n_slots} | {entry.n_ctx} | ``{flags}`` "
                     f"| {entry.description} |")
@@ -157,7 +168,7 @@ def markdown_table() -> str:
     """The presets as the Markdown table of docs/writing-suites.md (checked against it by a pytest)."""
     rows = ["| preset | model | slots | context | flags | for |", "|---|---|---|---|---|---|"]
     for name, entry in PRESETS.items():
-        flags = " ".join(entry.args()[4:]).replace("|", "\\|")  # after --ctx-size and --parallel
+        flags = " ".join(entry.args(DOC_THREADS)[4:]).replace("|", "\\|")  # after --ctx-size and --parallel
         model = f"{entry.model} (or `${OWN_MODELS[entry.takes]}`)" if entry.takes else entry.model
         rows.append(f"| `{name}` | {model} | {entry.n_slots} | {entry.n_ctx} | {f'`{flags}`' if flags else ''} "
                     f"| {entry.description.replace('``', '`')} |")
