@@ -27,6 +27,7 @@ from llamatest.textutil import join_url
 
 LAG_INTERVAL_S = 0.010
 CPU_INTERVAL_S = 1.0
+CPU_TAIL_MIN_S = 0.25  # a shorter tail is too few 10-ms clock ticks for a percentage
 TELEMETRY_INTERVAL_S = 1.0
 GC_FREEZE_INTERVAL_S = 1.0
 TICK_INTERVAL_S = 0.5
@@ -48,9 +49,15 @@ async def cpu_monitor(run: RunState, out: list[tuple[float, float]]) -> None:
         return
     proc = psutil.Process()
     proc.cpu_percent(None)
-    while True:
-        await asyncio.sleep(CPU_INTERVAL_S)
-        out.append((run.now(), proc.cpu_percent(None)))
+    last = time.perf_counter()
+    try:
+        while True:
+            await asyncio.sleep(CPU_INTERVAL_S)
+            out.append((run.now(), proc.cpu_percent(None)))
+            last = time.perf_counter()
+    finally:  # the part after the last sample: a run shorter than the interval still has its client CPU
+        if time.perf_counter() - last >= CPU_TAIL_MIN_S:
+            out.append((run.now(), proc.cpu_percent(None)))
 
 
 async def ticker(run: RunState, on_tick: Callable[[list[RequestRecord], int], None]) -> None:
