@@ -145,36 +145,37 @@ class MediaFixture:
         self._server.stop()
 
 
-_fixture: MediaFixture | None = None
+# by name: a suite's fixture ("suite") and one a folder set-up keeps for a case of its own ("trickle") run side by side
+_fixtures: dict[str, MediaFixture] = {}
 
 
-def start_media_fixture() -> str:
-    """Starts the local media server (see `MediaFixture`) and returns its base URL, ``http://127.0.0.1:PORT``."""
-    global _fixture
-    stop_media_fixture()
-    _fixture = MediaFixture()
-    return _fixture.url
+def start_media_fixture(name: str = "suite") -> str:
+    """Starts the local media server ``name`` (see `MediaFixture`; one started before under that name is stopped)
+    and returns its base URL, ``http://127.0.0.1:PORT``."""
+    stop_media_fixture(name)
+    _fixtures[name] = MediaFixture()
+    return _fixtures[name].url
 
 
-def media_fixture_requests() -> list[dict]:
-    """The requests the media server received since it started, in order: method, path, query, headers, peer."""
-    if _fixture is None:
-        raise AssertionError("the media fixture is not running: call Start Media Fixture first")
-    return list(_fixture.requests)
+def media_fixture_requests(name: str = "suite") -> list[dict]:
+    """The requests the media server ``name`` received since it started, in order: method, path, query, headers,
+    peer."""
+    if name not in _fixtures:
+        raise AssertionError(f"the media fixture '{name}' is not running: call Start Media Fixture first")
+    return list(_fixtures[name].requests)
 
 
-def clear_media_fixture_requests() -> None:
+def clear_media_fixture_requests(name: str = "suite") -> None:
     """Forgets the requests recorded so far."""
-    media_fixture_requests()
-    _fixture.requests.clear()
+    media_fixture_requests(name)
+    _fixtures[name].requests.clear()
 
 
-def stop_media_fixture() -> None:
-    """Stops the local media server, if it runs."""
-    global _fixture
-    if _fixture is not None:
-        _fixture.stop()
-        _fixture = None
+def stop_media_fixture(name: str = "suite") -> None:
+    """Stops the local media server ``name``, if it runs."""
+    fixture = _fixtures.pop(name, None)
+    if fixture is not None:
+        fixture.stop()
 
 
 # ----- hostile media: files that claim to be media and are not, or claim sizes they do not have -----

@@ -69,24 +69,28 @@ A Redirect Loop Ends After A Bounded Number Of Fetches
     ${requests} =    Media Fixture Requests
     Should Be True    1 < len($requests) <= 32    the fetcher asked /loop ${{ len($requests) }} times
 
+A File URL Is Refused Without A Media Path
+    ${messages} =    Chat About Url    file:///etc/hostname
+    ${resp} =    Chat With Messages    ${messages}    max_tokens=${2}    expected_status=any
+    Error Response Should Be    ${resp}    400    invalid_request_error
+    ...    message=file:// URLs are not allowed unless --media-path is specified
+
 A Trickling Image Server Ends In An Error Object And The Server Survives
     [Documentation]    The fixture sends a byte a second for 10.5 seconds, just longer than the fetcher's 10 s
     ...    timeout (hard-coded in handle_media): the least that tells a bound on the whole download, which would
     ...    end it in a 500 `cannot make GET request`, from one on each read. This build waits for all of it (the
     ...    timeout bounds each read, not the download: a host that trickles holds the request and an HTTP thread
     ...    as long as it likes; no written contract states the limit, hence no `bug`), then refuses the bytes,
-    ...    which are no image, with an error object.
+    ...    which are no image, with an error object. The chat began in the folder set-up (`__init__.robot`), on a
+    ...    server and a fixture of its own, so that the folder's other suites run while it trickles.
     [Tags]    build-specific
-    ${messages} =    Chat About Url    /trickle
-    ${resp} =    Chat With Messages    ${messages}    max_tokens=${2}    expected_status=any
+    ${resp} =    Trickled Chat Answer
     Error Response Should Be    ${resp}    ${TRICKLE_STATUS}    ${TRICKLE_TYPE}    message=${TRICKLE_MESSAGE}
-    Server Should Be Running
-
-A File URL Is Refused Without A Media Path
-    ${messages} =    Chat About Url    file:///etc/hostname
-    ${resp} =    Chat With Messages    ${messages}    max_tokens=${2}    expected_status=any
-    Error Response Should Be    ${resp}    400    invalid_request_error
-    ...    message=file:// URLs are not allowed unless --media-path is specified
+    ${requests} =    Media Fixture Requests    trickle
+    Fetched Paths Should Be    ${requests}    /trickle
+    Server Should Be Running    trickle
+    Chat    hello    max_tokens=${2}    server=trickle
+    [Teardown]    End The Trickled Chat
 
 
 *** Keywords ***
