@@ -103,6 +103,19 @@ def test_requests_jsonl_holds_each_record_with_its_metrics(tmp_path):
     assert [RequestRecord.from_dict(line) for line in lines] == run.requests
 
 
+def test_requests_jsonl_lines_are_the_records_as_dict(tmp_path):
+    """Each line is the JSON of ``RequestRecord.as_dict()`` plus its metrics, to the byte (the writer reads the
+    fields without asdict's deep copy), nested usage and timings included."""
+    run = make_run()
+    run.requests[0].events.append(LoadEvent(t=0.2, kind="done", finish_reason="length", usage={"total_tokens": 9},
+                                            timings={"predicted_ms": 1.5, "draft": [1, 2]}))
+    paths = write_run(tmp_path, run, summary_from_samples({"ttft_ms": [1.0]}), {"config_key": "k"},
+                      request_metrics=lambda r: {"index": r.index})
+    expected = [json.dumps({**r.as_dict(), "metrics": {"index": r.index}}, ensure_ascii=False) + "\n"
+                for r in run.requests]
+    assert paths["requests"].read_text(encoding="utf-8").splitlines(keepends=True) == expected
+
+
 def test_requests_jsonl_without_metrics_when_none_is_asked(tmp_path):
     paths = write_run(tmp_path, make_run(), summary_from_samples({"ttft_ms": [1.0]}), {"config_key": "k"},
                       request_metrics=None)

@@ -32,6 +32,7 @@ import os
 import platform
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -297,10 +298,18 @@ def write_run(outdir: str | os.PathLike, run: Any, summary: Mapping[str, Any], i
 
 
 def _request_line(record: Any, request_metrics: Callable[[Any], dict] | None) -> dict[str, Any]:
-    line = record.as_dict() if hasattr(record, "as_dict") else dict(record)
+    # A record's fields as they are: _jsonable copies them into plain values on the way out, so the deep copy of
+    # dataclasses.asdict (as_dict) would only walk every event a second time.
+    line = _fields(record) if is_dataclass(record) else dict(record)
+    if "events" in line:
+        line["events"] = [_fields(e) if is_dataclass(e) else e for e in line["events"]]
     if request_metrics is not None:
         line["metrics"] = request_metrics(record)
     return line
+
+
+def _fields(obj: Any) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
 
 
 def _write_lines(path: Path, lines: Iterable[Any]) -> Path:
