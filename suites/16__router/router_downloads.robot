@@ -3,8 +3,10 @@ Documentation       Downloads from a hub, offline: `-hf` at start-up, the router
 ...                 `DELETE /models`, the cache, and a hub that cuts a download, lies about a checksum or never
 ...                 answers. The hub is our fixture on 127.0.0.1 serving our generated models (HubLibrary); each
 ...                 test has its own `LLAMA_CACHE`. The suite's server is a router on its own cache. The three cases
-...                 that must wait out the downloader (its retries, a hub that never answers) begin in the suite
-...                 set-up and go on beside the other tests; each is watched by its own test.
+...                 that must wait out the downloader (its retries, a hub that never answers) go on beside the
+...                 other tests, each watched by its own test, last in the file: the two start-ups begin in the
+...                 folder set-up (`__init__.robot`, beside the folder's other suites too; here when this file runs
+...                 alone), the router's download in the suite set-up.
 Resource            ../../resources/downloads.resource
 Suite Setup         Start Hub And Router
 Suite Teardown      Stop Servers And Hub
@@ -15,10 +17,8 @@ Test Tags           router    downloads    needs:managed
 *** Variables ***
 ${TINY_REPO}        llamatest/tiny-GGUF
 ${DRAFT_REPO}       llamatest/draft-GGUF
-${CUT_REPO}         llamatest/cut-GGUF
 ${ROUTER_CUT_REPO}    llamatest/router-cut-GGUF
 ${MISMATCH_REPO}    llamatest/mismatch-GGUF
-${SILENT_REPO}      llamatest/silent-GGUF
 ${PROGRESS_REPO}    llamatest/progress-GGUF
 ${PROGRESS2_REPO}    llamatest/progress2-GGUF
 ${FILE}             model-Q8_0.gguf
@@ -44,15 +44,6 @@ A Second Start-Up Takes The Model From The Cache
     Should Be Equal    ${again}    ${downloads}    the second start-up downloaded the file again
     [Teardown]    Stop Llama Server    hf
 
-A Download Cut Half-Way Fails The Start-Up And Leaves No Complete File
-    [Documentation]    The start-up began in the suite set-up: its downloader tries three times, 2 s and then 4 s
-    ...    apart (common/download.cpp, hard-coded), so it fails no sooner than 6 s after its start.
-    Launched Start Should Fail    cut-start    failed to download model
-    Cache Should Hold No Complete Model    ${CUT_CACHE}    ${CUT_REPO}
-    ${partials} =    Partial Download Sizes    ${CUT_CACHE}    ${CUT_REPO}
-    Length Should Be    ${partials}    1
-    [Teardown]    Stop Llama Server    cut-start
-
 A File Whose Checksum And Size Differ From The Listing Is Kept As It Came
     [Documentation]    The tree gives each file's sha256 (`lfs.oid`) and size; the downloader names the blob after
     ...    that sha256 but checks neither: a file of other content and size is kept and loaded.
@@ -64,16 +55,6 @@ A File Whose Checksum And Size Differ From The Listing Is Kept As It Came
     ${name} =    Evaluate    next(iter($blobs))
     Should Not Be Equal    ${blobs}[${name}]    ${name}    the blob's content matches its name
     [Teardown]    Stop Llama Server    hf
-
-A Hub That Never Answers Holds The Start-Up
-    [Documentation]    No timeout is set on the downloader's HTTP client (common/http.h), so a hub that accepts the
-    ...    connection and never answers holds the start-up for the library's default (300 s) per request. The
-    ...    start-up began in the suite set-up; it must hold `${SILENT_WAIT}` from then (the resource says why
-    ...    that long).
-    [Tags]    build-specific    builds:11434-
-    Launched Start Should Still Wait After    silent-start
-    Cache Should Hold No Complete Model    ${SILENT_CACHE}    ${SILENT_REPO}
-    [Teardown]    Stop Llama Server    silent-start
 
 The Router Downloads A Model And Serves It
     Download Model Through Router    ${DRAFT_REPO}:Q8_0
@@ -132,6 +113,26 @@ A Router Download Cut Half-Way Leaves No Model
     Wait Until Keyword Succeeds    ${wait}    200 ms    Model Should Not Be Listed    ${ROUTER_CUT_REPO}:Q8_0
     Cache Should Hold No Complete Model    ${ROUTER_CACHE}    ${ROUTER_CUT_REPO}
 
+A Download Cut Half-Way Fails The Start-Up And Leaves No Complete File
+    [Documentation]    The start-up began in the folder set-up (`__init__.robot`; in the suite set-up when this file
+    ...    runs alone): its downloader tries three times, 2 s and then 4 s apart (common/download.cpp,
+    ...    hard-coded), so it fails no sooner than 6 s after its start.
+    Launched Start Should Fail    cut-start    failed to download model
+    Cache Should Hold No Complete Model    ${CUT_CACHE}    ${CUT_REPO}
+    ${partials} =    Partial Download Sizes    ${CUT_CACHE}    ${CUT_REPO}
+    Length Should Be    ${partials}    1
+    [Teardown]    Stop Llama Server    cut-start
+
+A Hub That Never Answers Holds The Start-Up
+    [Documentation]    No timeout is set on the downloader's HTTP client (common/http.h), so a hub that accepts the
+    ...    connection and never answers holds the start-up for the library's default (300 s) per request. The
+    ...    start-up began in the folder set-up (in the suite set-up when this file runs alone); it must hold
+    ...    `${SILENT_WAIT}` from then (the resource says why that long).
+    [Tags]    build-specific    builds:11434-
+    Launched Start Should Still Wait After    silent-start
+    Cache Should Hold No Complete Model    ${SILENT_CACHE}    ${SILENT_REPO}
+    [Teardown]    Stop Llama Server    silent-start
+
 
 *** Keywords ***
 Hub Should Have Seen Downloads
@@ -161,14 +162,14 @@ Start Hub And Router
 Begin The Downloads That Wait Out The Downloader
     [Documentation]    Begins the three cases whose outcome takes the downloader's seconds, each with its own cache
     ...    and repository: the start-up from a hub that cuts every download (`cut-start`, `${CUT_CACHE}`), the
-    ...    start-up from a hub that never answers (`silent-start`, `${SILENT_CACHE}`), and the router's download
-    ...    of a repository the hub cuts (`POST /models` must answer 200). Their tests watch them.
-    ${cut} =    Fresh Cache    cut
+    ...    start-up from a hub that never answers (`silent-start`, `${SILENT_CACHE}`), both unless the folder
+    ...    set-up began them, and the router's download of a repository the hub cuts (`POST /models` must
+    ...    answer 200). Their tests watch them.
+    Begin The Start-Ups That Wait Out The Downloader
+    ${cut} =    Cache Folder    cut    downloader-waits
     VAR    ${CUT_CACHE}    ${cut}    scope=SUITE    # robocop: off=no-suite-variable
-    Launch Start From Hub    ${CUT_REPO}:Q8_0    ${cut}    cut-start
-    ${silent} =    Fresh Cache    silent
+    ${silent} =    Cache Folder    silent    downloader-waits
     VAR    ${SILENT_CACHE}    ${silent}    scope=SUITE    # robocop: off=no-suite-variable
-    Launch Start From Hub    ${SILENT_REPO}:Q8_0    ${silent}    silent-start
     VAR    &{body}    model=${ROUTER_CUT_REPO}:Q8_0
     POST On Session    suite    /models    json=${body}    expected_status=200
 
