@@ -8,8 +8,9 @@ name fails the test at once with the known names, so a typo never skips silently
 
 Its ``builds:`` tags (``builds:10825-``, see llamatest.server.builds) are checked against the build under
 test the same way: outside its range a test is skipped with the range and the build. A suite none of
-whose tests can run (for its builds, or with an external target and no managed servers allowed) has its
-setup and teardown dropped too (they would start servers for nothing, or with flags the build refuses).
+whose tests can run (for its builds, or with an external target and no managed servers allowed; for a
+folder, none of its files' tests) has its setup and teardown dropped too (they would start servers for
+nothing, or with flags the build refuses).
 The top-level suite's metadata says what was tested (`Target`, and `Skipped For Missing Capabilities`),
 and ``target.json`` in the output folder says the same to run.py, which prints it before its closing line.
 
@@ -43,8 +44,9 @@ def start_suite(data, result) -> None:
     if data.tests:
         needs = {name for test in data.tests for name in capabilities.needs_of_tags(test.tags)}
         _target.plan_suite(data.full_name, needs)
-    if data.tests and (builds.suite_skip_reason([test.tags for test in data.tests], _build()) or (
-            not _target.managed_allowed() and all(_reason(test.tags, None) for test in data.tests))):
+    tests = list(data.all_tests)  # a folder's too: its __init__ set-up may begin cases for its files' tests
+    if tests and (builds.suite_skip_reason([test.tags for test in tests], _build()) or (
+            not _target.managed_allowed() and all(_reason(test.tags, None) for test in tests))):
         data.setup = None  # no test of the suite can run: start no server for it (a build may refuse its flags)
         data.teardown = None
 

@@ -62,3 +62,14 @@ def test_the_run_says_what_was_tested(tmp_path, external):
     assert suite.metadata["Skipped For Missing Capabilities"] == "1 needs a managed server, 1 needs --embeddings"
     summary = json.loads((tmp_path / "target.json").read_text())
     assert summary["skipped"] == {"needs a managed server": 1, "needs --embeddings": 1}
+
+
+def test_a_folder_none_of_whose_tests_can_run_keeps_its_setup_from_running(tmp_path, external):
+    folder = RobotSuite("Folder")
+    folder.setup.config(name="Fail", args=["the folder setup ran"])
+    child = folder.suites.create("Child")
+    child.tests.create("Own Server", tags=["needs:managed"]).body.create_keyword("No Operation")
+    result = folder.run(listener=CapabilityListener, output=None, outputdir=str(tmp_path), log=None, report=None,
+                        console="none")
+    assert result.suite.suites[0].tests[0].status == "SKIP"
+    assert not result.suite.setup
