@@ -71,6 +71,29 @@ def test_the_fixture_serves_and_records_on_loopback_only():
         media.stop_media_fixture()
 
 
+def test_a_fixture_stopped_mid_trickle_stops_at_once_and_leaves_another_running():
+    import threading
+    import time
+    import urllib.request
+
+    trickle = media.start_media_fixture("trickle")
+    other = media.start_media_fixture()
+    read = threading.Thread(target=lambda: urllib.request.urlopen(f"{trickle}/trickle", timeout=30).read())
+    try:
+        read.start()
+        time.sleep(0.5)  # the trickle has begun
+        began = time.monotonic()
+        media.stop_media_fixture("trickle")
+        assert time.monotonic() - began < 1.0  # aiohttp's shutdown would wait out the 10.5 s trickle
+        read.join(5)
+        assert not read.is_alive()
+        with urllib.request.urlopen(f"{other}/image.png", timeout=10) as resp:
+            assert resp.status == 200
+    finally:
+        media.stop_media_fixture("trickle")
+        media.stop_media_fixture()
+
+
 @pytest.mark.parametrize("lie", sorted(media.LIES))
 def test_a_lying_wav_differs_from_the_clip_in_its_header_only(lie):
     honest, lying = media.wav_bytes(1.0, seed=2), media.lying_wav_bytes(lie, 1.0, seed=2)

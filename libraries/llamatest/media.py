@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import io
 import shutil
 import struct
@@ -100,6 +101,7 @@ class MediaFixture:
 
     def __init__(self):
         self.requests: list[dict] = []
+        self._ending = asyncio.Event()  # set by stop: an open trickle ends at once instead of holding the stop
         app = web.Application(middlewares=[self._record])
         app.router.add_get("/image.png", self._image)
         app.router.add_get("/redirect", self._redirect_to("/image.png"))
@@ -129,19 +131,24 @@ class MediaFixture:
     async def _big(_request: web.Request) -> web.Response:
         return web.Response(body=bytes(BIG_BYTES), content_type="image/png")
 
-    @staticmethod
-    async def _trickle(request: web.Request) -> web.StreamResponse:
+    async def _trickle(self, request: web.Request) -> web.StreamResponse:
         resp = web.StreamResponse(headers={"Content-Type": "image/png"})
         await resp.prepare(request)
         loop = asyncio.get_running_loop()
         end = loop.time() + TRICKLE_S
-        while (left := end - loop.time()) > 0:
+        while (left := end - loop.time()) > 0 and not self._ending.is_set():
             await resp.write(b"\x89")
-            await asyncio.sleep(min(TRICKLE_GAP_S, left))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._ending.wait(), min(TRICKLE_GAP_S, left))
         await resp.write(b"\x89")  # the last byte comes at the very end, so the body ends no sooner
         return resp
 
+    async def _end(self) -> None:
+        self._ending.set()
+
     def stop(self) -> None:
+        """Ends an open trickle (aiohttp's shutdown would wait for it), then stops serving."""
+        self._server.call(self._end())
         self._server.stop()
 
 
