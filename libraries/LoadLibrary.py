@@ -288,7 +288,7 @@ class LoadLibrary:
 
         A limit on a missing value (too few samples for p99, no successful request) fails and says why. A miss
         while a machine-side validity flag is set (``client_bound``, ``machine_busy``, ``rate_shortfall``,
-        ``cache_contaminated``) is not judged: the test is skipped with the flags and their figures."""
+        ``cache_contaminated``, ``worker_lost``) is not judged: the test is skipped with the flags and their figures."""
         _verdicts.meets_slo(load_run.summary, load_run.name, limits)
         logger.info(f"SLO met: {', '.join(f'{k}={v}' for k, v in limits.items())}")
 
@@ -298,12 +298,13 @@ class LoadLibrary:
 
         Whose fault a flag is decides the verdict. The server's correctness (``token_count_mismatch``,
         ``osl_mismatch``, ``server_restarted``) fails whatever else happened. The machine's or the client's
-        (``client_bound``, ``machine_busy``, ``rate_shortfall``, ``cache_contaminated``) skips the test with the
-        flags and their figures: the run says nothing about the server, neither pass nor fail. The server's
-        performance (``dropped``, ``oversaturated``, ``server_overhead``: latency outside its own timings) and a
-        ``server_disagrees`` (its ``/metrics`` series against the client's counts) fail on a quiet machine and are
-        not judged beside a machine-side flag. ``insufficient_samples`` and ``high_coalescing`` are always allowed: they mark single
-        numbers (a percentile left missing, per-chunk ITL when chunks arrive together), not the run.
+        (``client_bound``, ``machine_busy``, ``rate_shortfall``, ``cache_contaminated``, ``worker_lost``) skips the
+        test with the flags and their figures: the run says nothing about the server, neither pass nor fail. The
+        server's performance (``dropped``, ``oversaturated``, ``server_overhead``: latency outside its own timings)
+        and a ``server_disagrees`` (its ``/metrics`` series against the client's counts) fail on a quiet machine and
+        are not judged beside a machine-side flag. ``insufficient_samples`` and ``high_coalescing`` are always
+        allowed: they mark single numbers (a percentile left missing, per-chunk ITL when chunks arrive together),
+        not the run.
         """
         _verdicts.is_valid(load_run.summary, load_run.name, allowed)
 
