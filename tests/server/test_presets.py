@@ -61,7 +61,7 @@ def test_the_load_preset_leaves_the_client_a_core(monkeypatch):
     monkeypatch.delenv("LLAMA_ARG_THREADS", raising=False)
     assert preset("tiny-load").args() == ["--ctx-size", "2048", "--parallel", "2", "--threads", "1", "--metrics"]
     assert preset("tiny-load").with_options(n_slots=4).args()[4:6] == ["--threads", "1"]
-    assert "--threads" not in preset("tiny-2-slots-metrics").args()  # only the presets a load client shares
+    assert "--threads" not in preset("tiny-2-slots").args()  # only the presets a client shares the cores with
 
 
 @pytest.mark.parametrize(("cores", "env", "threads"), [

@@ -33,7 +33,8 @@ class Preset:
     takes: str | None = None
     # A load client shares the machine: the server leaves it a core (``settings.threads_beside_client``). With
     # every core taken by the server's threads, the client's event loop was preempted for 10-30 ms on 2 cores
-    # and stamped its token events late (the load smoke's client_bound skip).
+    # and stamped its token events late (the load smoke's client_bound skip), and the multi-user suites' /slots
+    # sampler thread once polled 0.57 s apart on a quiet machine (a deferred-order check not judged).
     leaves_client_core: bool = False
     def __post_init__(self):
         if self.n_slots < 1 or self.n_ctx < self.n_slots:
@@ -108,6 +109,7 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({
                        description="the tiny model's raw flavour: its output favours lone UTF-8 bytes "
                                    "(partial and invalid characters)"),
     "tiny-2-slots-metrics": Preset(takes="own", model="tiny", n_slots=2, n_ctx=4096, flags=("--metrics",),
+                                   leaves_client_core=True,  # the /slots sampler must keep up (see the field)
                                    description="two slots of 2048 tokens with /metrics on: concurrent users "
                                                "with requests long enough to watch, deferred requests"),
     "tiny-2-slots-context-shift": Preset(takes="own", model="tiny", n_slots=2, n_ctx=512,
