@@ -21,6 +21,7 @@ from llamatest.load.engine.profiles import Profile
 from llamatest.load.output.textreport import worker_lines
 from llamatest.machine import NotJudged
 from llamatest.report.load import workers_table
+from llamatest.server import registry
 
 RATE = Profile(kind="rate", rate=8.0, arrival="constant", duration_s=3.0, seed=1)
 
@@ -198,7 +199,7 @@ def test_the_cluster_scan_finds_a_process_by_its_working_folder_and_its_children
         for p in found:
             p.kill()
         parent.wait(timeout=10)
-        assert raycluster._wait_gone(found, 5.0) == [] and raycluster.leftovers(node) == []
+        assert registry.wait_ended(found, 5.0) == [] and raycluster.leftovers(node) == []
     finally:
         parent.kill()
 
@@ -208,7 +209,6 @@ def test_a_cluster_whose_owner_was_killed_is_left_to_the_sweep(tmp_path, monkeyp
     sweep run.py makes before the next run ends them all and removes the cluster's folder."""
     pytest.importorskip("ray")
     from llamatest import deadlines, settings
-    from llamatest.server import registry
 
     monkeypatch.setenv(settings.ENV_PID_DIR, str(tmp_path / "pids"))
     code = ("import sys, time; from llamatest.load.engine import raycluster; "

@@ -329,9 +329,7 @@ class ServerPool:
         up to ``attempts`` times. Any other early exit fails at once with the tail of the server's
         log. ``preset`` is only recorded on the server.
         """
-        if alias in self._servers:
-            raise AssertionError(f"a server with alias '{alias}' is already running at "
-                                 f"{self._servers[alias].url}: stop it first or use another alias")
+        self._check_alias_free(alias)
         external = os.environ.get(ENV_SERVER_URL)
         timeout = deadlines.or_default(timeout, "server_start")
         if external_ok and external:
@@ -366,12 +364,16 @@ class ServerPool:
         report = "\n".join(f"port {p}: {outcome}" for p, outcome in tried)
         raise StartFailed(f"llama-server '{alias}' could not bind a port in {attempts} attempts:\n{report}")
 
+    def _check_alias_free(self, alias: str) -> None:
+        if alias in self._servers:
+            raise AssertionError(f"a server with alias '{alias}' is already running at "
+                                 f"{self._servers[alias].url}: stop it first or use another alias")
+
     def launch(self, model: str | Path | None, flags=(), *, alias: str, output_dir: Path, env: dict | None = None,
                suite: str | None = None) -> Server:
         """Starts a local server and returns at once, without waiting for it to be ready: for a start-up that a
         test watches as it goes (a download that retries, a hub that never answers). It is stopped like any."""
-        if alias in self._servers:
-            raise AssertionError(f"a server with alias '{alias}' is already running: stop it first or use another")
+        self._check_alias_free(alias)
         server = spawn(server_binary(), model, flags, alias=alias, port=free_port(), output_dir=output_dir, env=env,
                        suite=suite)
         self._servers[alias] = server

@@ -88,9 +88,9 @@ def kill_trees(targets: list[tuple[int, float | None]], grace: float | None = No
             continue
         roots[pid] = root
     _signal_all(procs, psutil.Process.terminate)
-    alive = _wait_ended(procs, deadlines.or_default(grace, "failed_start"))
+    alive = wait_ended(procs, deadlines.or_default(grace, "failed_start"))
     _signal_all(alive, psutil.Process.kill)
-    _wait_ended(alive, deadlines.deadline("kill"))
+    wait_ended(alive, deadlines.deadline("kill"))
     codes: dict[int, int | None] = {pid: None for pid, _ in targets}
     for pid, root in roots.items():
         code = getattr(root, "returncode", None)  # set by wait_procs on the processes that are gone
@@ -98,7 +98,7 @@ def kill_trees(targets: list[tuple[int, float | None]], grace: float | None = No
     return codes
 
 
-def _wait_ended(procs: list[psutil.Process], timeout: float) -> list[psutil.Process]:
+def wait_ended(procs: list[psutil.Process], timeout: float) -> list[psutil.Process]:
     """`psutil.wait_procs` (which reaps our own children, so that their exit codes are known) for up to
     ``timeout`` s, where a zombie that is not our child counts as ended: only its parent can remove it, and an
     orphan's new parent, the container's init, may reap it seconds later or never. Returns those still alive."""

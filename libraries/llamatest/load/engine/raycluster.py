@@ -28,7 +28,6 @@ import contextlib
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import threading
@@ -41,6 +40,7 @@ import psutil
 
 from llamatest import deadlines, workdir
 from llamatest.server import registry
+from llamatest.server.process import free_port
 
 NODE_OBJECT_STORE_BYTES = 80 * 1024 * 1024  # Ray's minimum is 75 MiB; the runs ship only event logs
 RUN_TITLE = "ray::LoadWorker.run"  # Ray's title of a worker process while it runs distributed.LoadWorker.run
@@ -155,13 +155,6 @@ def _tail(log: Path, lines: int = 6) -> str:
         return "(no output)"
 
 
-def free_port() -> int:
-    """A TCP port nothing listens on at the moment (the kernel's pick)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _use_token(cluster: RayCluster) -> None:
     """This process joins the cluster with its token (saved values come back in `stop_cluster`)."""
     for name in AUTH_ENV:
@@ -197,7 +190,7 @@ def lose_node(cluster: RayCluster, index: int) -> int:
     for p in procs:
         with contextlib.suppress(psutil.Error):
             p.kill()
-    psutil.wait_procs(procs, timeout=deadlines.deadline("kill"))
+    registry.wait_ended(procs, deadlines.deadline("kill"))
     cluster.lost.append(index)
     return len(procs)
 
@@ -258,7 +251,7 @@ def stop_cluster(cluster: RayCluster) -> dict[str, Any]:
     for p in procs:  # as `ray stop --force`: a test cluster holds nothing to save, and a raylet took 9 s on SIGTERM
         with contextlib.suppress(psutil.Error):
             p.kill()
-    _wait_gone(procs, deadlines.deadline("kill"))
+    registry.wait_ended(procs, deadlines.deadline("kill"))  # a daemon's zombie counts as gone: init reaps it
     for pid in {p.pid for p in procs} | set(_registered(cluster.folder)):
         registry.unregister(pid)
     left = leftovers(cluster.folder)
@@ -267,17 +260,6 @@ def stop_cluster(cluster: RayCluster) -> dict[str, Any]:
     if left:
         raise RayClusterError(f"Ray processes outlived the cluster's stop: {'; '.join(left)}")
     return report
-
-
-def _wait_gone(procs: list[psutil.Process], within: float) -> list[psutil.Process]:
-    """The processes still alive after ``within`` seconds at most. A zombie counts as gone: it holds nothing,
-    and a daemon's zombie is init's to reap (psutil would wait for that)."""
-    end = time.monotonic() + within
-    while True:
-        alive = [p for p in procs if _alive(p)]
-        if not alive or time.monotonic() >= end:
-            return alive
-        time.sleep(WATCH_INTERVAL_S)
 
 
 def _alive(p: psutil.Process) -> bool:
