@@ -3,14 +3,17 @@ Documentation       `--sleep-idle-seconds 1`: after a second without work the se
 ...                 `/props` reports `is_sleeping: true`. Monitoring routes answer without waking it; a route that
 ...                 needs the model wakes it, and a completion after a sleep answers exactly as before it.
 ...
-...                 Every test first waits (with a deadline) until the server sleeps, so none depends on the
+...                 Every test first waits (with a deadline) until its server sleeps, so none depends on the
 ...                 order of the tests or on how long the previous one took. One second is the least idle time the
-...                 server takes (whole seconds; 0 and below -1 are refused, see `bad_arguments.robot`), so each of
-...                 the four sleeps the tests need (after the start, after each wake that another request follows)
-...                 lasts about a second.
+...                 server takes (whole seconds; 0 and below -1 are refused, see `bad_arguments.robot`), so each
+...                 sleep lasts about a second. Two servers, started side by side, fall asleep for the first time
+...                 together: `suite` (for the monitoring routes, the first route that wakes it, and the two tests
+...                 that need a sleep after a completion of their own, one second each) and `woken` (for the second
+...                 route that wakes the server, which would otherwise wait for `suite` to fall asleep again after
+...                 the first).
 Resource            ../../resources/metrics.resource
 Resource            ../../resources/completion.resource
-Suite Setup         Start Server For Suite    tiny-metrics    --sleep-idle-seconds    1
+Suite Setup         Start Servers That Sleep After One Idle Second
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
 Test Template       Request Should Leave The Server Asleep
@@ -33,8 +36,8 @@ Routes That Need The Model Wake The Server
     [Documentation]    Tokenizing needs the vocabulary, and `/slots` is answered by the task loop, which has
     ...    to wake to answer.
     [Template]    Request Should Wake The Server
-    POST    /tokenize    ${TOKENIZE_BODY}
-    GET     /slots
+    POST    /tokenize    ${TOKENIZE_BODY}    server=suite
+    GET     /slots       server=woken
 
 Completion Wakes The Server And Answers As Before The Sleep
     [Template]    NONE
@@ -52,3 +55,12 @@ Metrics Of A Sleeping Server Keep The Counts From Before The Sleep
     Wait Until Server Sleeps
     ${asleep} =    Scrape Metrics
     Counter Should Have Grown By    ${before}    ${asleep}    llamacpp:tokens_predicted_total    ${4}
+
+
+*** Keywords ***
+Start Servers That Sleep After One Idle Second
+    [Documentation]    The suite's server and `woken`, both on `tiny-metrics` with `--sleep-idle-seconds 1`; `woken`
+    ...    is launched first and waited for last, so that the two load and then fall asleep side by side.
+    Launch Preset Server    tiny-metrics    --sleep-idle-seconds    1    alias=woken
+    Start Server For Suite    tiny-metrics    --sleep-idle-seconds    1
+    Wait Until Server Is Ready    woken
