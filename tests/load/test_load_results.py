@@ -269,6 +269,41 @@ def test_previous_comparable_of_a_run_already_saved_is_not_itself(tmp_path):
     assert History(tmp_path / "empty").previous_comparable(current) is None
 
 
+def test_previous_comparable_reads_only_the_files_its_index_does_not_know(tmp_path, monkeypatch):
+    from llamatest.load.output import history as history_module
+
+    reads = []
+    monkeypatch.setattr(history_module, "load_summary", lambda path: reads.append(path) or load_summary(path))
+    history = History(tmp_path)
+    older = saved(history, "A", "2026-12-01T07:00:00Z")
+    saved(history, "B", "2026-12-01T08:00:00Z")
+    now = summary_from_samples({"ttft_ms": [1.0]}, config_key_="A", started_at="2026-12-01T11:00:00Z")
+    assert history.previous_comparable(now) == older and len(reads) == 3, "two to index, then the one returned"
+    reads.clear()
+    assert history.previous_comparable(now) == older and len(reads) == 1, "the index knew both"
+    reads.clear()
+    latest = saved(history, "A", "2026-12-01T09:00:00Z")
+    assert history.previous_comparable(now) == latest and len(reads) == 2, "the new file, then the one returned"
+
+
+def test_a_run_changed_since_it_was_indexed_and_a_damaged_index_are_read_again(tmp_path):
+    history = History(tmp_path)
+    older = saved(history, "A", "2026-12-01T07:00:00Z")
+    path = history.run_paths()[0]
+    newer = saved(history, "A", "2026-12-01T08:00:00Z")
+    now = summary_from_samples({"ttft_ms": [1.0]}, config_key_="A", started_at="2026-12-01T11:00:00Z")
+    assert history.previous_comparable(now) == newer
+    newer_path = next(p for p in history.run_paths() if p != path)
+    newer_path.write_text(json.dumps({**newer, "run": {**newer["run"], "config_key": "Z"}}))  # another key
+    assert history.previous_comparable(now) == older
+    (tmp_path / ".index.json").write_text('{"runs": {"x": 1, "' + path.relative_to(tmp_path).as_posix() + '": [0]}}')
+    assert history.previous_comparable(now) == older
+    (tmp_path / ".index.json").write_text("{broken")
+    assert history.previous_comparable(now) == older
+    assert json.loads((tmp_path / ".index.json").read_text())["runs"].keys() == {
+        p.relative_to(tmp_path).as_posix() for p in history.run_paths()}
+
+
 def test_baseline_round_trip_keeps_samples_and_name(tmp_path):
     history = History(tmp_path)
     summary = summary_from_samples({"ttft_ms": [1.0, 2.0]})
