@@ -7,6 +7,12 @@ Documentation       MCP servers: llama-server reads a Cursor-format `mcpServers`
 ...                 first, in its own write or in the reply's, no tool at all). What llama-server should answer
 ...                 comes from the SDK's own client on the same fixture.
 ...                 Only stdio is supported (README): a server given by `url` is never contacted.
+...
+...                 The tests that call `echo` come last: llama-server spawns it on the first call, and the SDK server
+...                 takes about a second to start (importing the mcp package). The set-up sends that first call in the
+...                 background, so that it starts while the tests of the other servers run. It also launches the
+...                 servers of the proxy and process tests beside the suite's, and each of those tests waits for its
+...                 own.
 Resource            ../../resources/mcp.resource
 Suite Setup         Start Suite Server With Every Fixture
 Suite Teardown      Stop Servers And Mcp Fixtures
@@ -16,9 +22,10 @@ Test Tags           mcp    needs:managed    build-specific    builds:10825-
 
 *** Variables ***
 # the timeout_ms of the faulty servers whose calls wait for it to run out (hang, garbage, huge) on a quiet
-# machine. It also bounds the spawn and the `initialize` of each call, about 50 ms here: ten times that, no more;
-# the set-up stretches it on a busy machine (`Deadline`) and gives the entries and `${SHORT_MS}` the figure.
-${SHORT_TIMEOUT}    500 ms
+# machine. It also bounds the spawn and the `initialize` of each call: 42-91 ms here (ten spawns of the fixture,
+# python included, while other suites ran): five times the median, no more, since three tests wait for it
+# whole; the set-up stretches it on a busy machine (`Deadline`) and gives the entries and `${SHORT_MS}` the figure.
+${SHORT_TIMEOUT}    250 ms
 ${BOUND_MS}         ${1500}
 ${PROBE}            LLAMATEST_MCP_PROBE
 ${PLACE_DIR}        ${OUTPUT_DIR}${/}mcp${/}place
@@ -46,40 +53,6 @@ Every Tool Of Every MCP Server Is Listed Under Its Server Prefix
     Mcp Tools Should Be Listed    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
     ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}
 
-A Tool Call Passes Its Arguments And Its Result Through
-    Tool Answer Should Be The Sdk Answer    ${ECHO}    echo    message=héllo, wörld ✓ "quoted"
-    Tool Answer Should Be The Sdk Answer    ${ECHO}    add    a=${3}    b=${5}
-
-Concurrent Calls To One Server Each Get Their Own Answer
-    [Documentation]    Ten calls at once to the one `echo` process: each answer must be the one to its own request.
-    VAR    @{messages}    call 0 of ten    call 1 of ten    call 2 of ten    call 3 of ten    call 4 of ten
-    ...    call 5 of ten    call 6 of ten    call 7 of ten    call 8 of ten    call 9 of ten
-    Concurrent Echo Answers Should Be The Sdk Answers    @{messages}
-    Server Should Still Serve Completions
-
-Calls To One Server Reach The Same Process
-    [Documentation]    The server process spawned for the first call serves the next ones: the fixture's `count`
-    ...    tool counts the calls its process has answered.
-    ${first} =    Tool Answer    echo_count
-    ${second} =    Tool Answer    echo_count
-    VAR    &{expected}    plain_text_response=${{ str(int($first["plain_text_response"]) + 1) }}
-    Should Be Equal    ${second}    ${expected}
-
-An Error Result Of A Tool Is An Error Object
-    Tool Answer Should Be The Sdk Answer    ${ECHO}    fail    reason=the fixture refuses
-
-A Result Of Two Megabytes Is Passed Through Whole
-    Tool Answer Should Be The Sdk Answer    ${ECHO}    repeat    text=ab    times=${1000000}
-
-A Hanging MCP Server Times Out With An Error Object And Frees Nothing Else
-    [Documentation]    The call waits for the `timeout_ms` of its server's config (`${SHORT_TIMEOUT}` on a quiet
-    ...    machine, sized in the suite's variables), then answers with an error object, never earlier; the server
-    ...    goes on.
-    ${resp} =    Tool Should Answer Error    hang_echo    request timed out    message=hi
-    Should Be True    $resp.elapsed.total_seconds() >= ${SHORT_MS} / 1000    answered before its timeout_ms
-    Server Should Still Serve Completions
-    Tool Answer Should Be The Sdk Answer    ${ECHO}    echo    message=still here
-
 A Crashing MCP Server Gives An Error Object Each Time
     Tool Should Answer Error    crash_echo    transport closed    message=hi
     Tool Should Answer Error    crash_echo    transport closed    message=again
@@ -97,11 +70,6 @@ A Notification Before The Reply Is Not Taken For It
 
 A Notification Sent In The Same Write As The Reply Is Not Taken For It
     Tool Answer Should Be The Sdk Answer    ${BURST}    echo    message=in one write
-
-A Server That Lists No Tool Adds None
-    ${names} =    Listed Tool Names
-    Should Not Contain Match    ${names}    empty_*
-    Tool Answer Should Be The Sdk Answer    ${ECHO}    echo    message=the others still answer
 
 A Result Line Over Eight Megabytes Is Dropped And Times Out
     [Documentation]    The stdio reader drops any line over 8 MiB (server-mcp.cpp, `max_line`), so the reply never
@@ -147,7 +115,7 @@ The Web UI's Proxy Reaches An MCP Server Over HTTP
     ...    `--ui-mcp-proxy` ("lets the Web UI reach remote MCP servers from the browser", README), which
     ...    forwards a request to `url` with the headers named `x-llama-server-proxy-header-*`. An `initialize`
     ...    sent that way gets the HTTP fixture's own answer.
-    Start Preset Server    tiny-1-slot    --ui-mcp-proxy    alias=proxy
+    Wait Until Server Is Ready    proxy
     ${before} =    Http Mcp Server Request Count
     ${reply} =    Mcp Request Through Proxy    ${HTTP_URL}    initialize    ${INITIALIZE_PARAMS}
     Should Be Equal    ${reply}[result][serverInfo][name]    llamatest-echo
@@ -160,7 +128,7 @@ A Grandchild Holding The Pipes Holds Up Neither Start Nor Calls Nor Stop
     ...    it at the end of warmup: reading those pipes until EOF would never end. llama-server must start,
     ...    answer the call and stop on SIGTERM (exit code 0, before the harness's SIGKILL). The harness signals
     ...    the whole process tree, the grandchild of the call included, so the stop is the weaker check.
-    Start Server With Mcp Servers    ${GRANDCHILD}    alias=third    marker=llamatest-mcp-third
+    Wait Until Server Is Ready    third
     VAR    &{params}    message=hello
     ${answer} =    Tool Answer    gc_echo    ${params}    server=third
     VAR    &{expected}    plain_text_response=hello
@@ -171,7 +139,7 @@ A Grandchild Holding The Pipes Holds Up Neither Start Nor Calls Nor Stop
 
 MCP Servers Are Spawned On Demand And End With Llama-Server
     [Documentation]    The fixture is `plain`, quick to start: the test is about its process, not its protocol.
-    Start Server With Mcp Servers    ${PLAIN}    alias=second    marker=llamatest-mcp-second
+    Wait Until Server Is Ready    second
     Mcp Fixture Processes Should End    llamatest-mcp-second
     VAR    &{params}    message=spawned
     Tool Answer    plain_echo    ${params}    server=second
@@ -179,6 +147,45 @@ MCP Servers Are Spawned On Demand And End With Llama-Server
     Should Be Equal    ${count}    ${1}    fixture processes after one call
     Stop Llama Server    second
     Mcp Fixture Processes Should End    llamatest-mcp-second
+
+A Hanging MCP Server Times Out With An Error Object And Frees Nothing Else
+    [Documentation]    The call waits for the `timeout_ms` of its server's config (`${SHORT_TIMEOUT}` on a quiet
+    ...    machine, sized in the suite's variables), then answers with an error object, never earlier; the server
+    ...    goes on.
+    ${resp} =    Tool Should Answer Error    hang_echo    request timed out    message=hi
+    Should Be True    $resp.elapsed.total_seconds() >= ${SHORT_MS} / 1000    answered before its timeout_ms
+    Server Should Still Serve Completions
+    Tool Answer Should Be The Sdk Answer    ${ECHO}    echo    message=still here
+
+A Tool Call Passes Its Arguments And Its Result Through
+    Tool Answer Should Be The Sdk Answer    ${ECHO}    echo    message=héllo, wörld ✓ "quoted"
+    Tool Answer Should Be The Sdk Answer    ${ECHO}    add    a=${3}    b=${5}
+
+Concurrent Calls To One Server Each Get Their Own Answer
+    [Documentation]    Ten calls at once to the one `echo` process: each answer must be the one to its own request.
+    VAR    @{messages}    call 0 of ten    call 1 of ten    call 2 of ten    call 3 of ten    call 4 of ten
+    ...    call 5 of ten    call 6 of ten    call 7 of ten    call 8 of ten    call 9 of ten
+    Concurrent Echo Answers Should Be The Sdk Answers    @{messages}
+    Server Should Still Serve Completions
+
+Calls To One Server Reach The Same Process
+    [Documentation]    The server process spawned for the first call serves the next ones: the fixture's `count`
+    ...    tool counts the calls its process has answered.
+    ${first} =    Tool Answer    echo_count
+    ${second} =    Tool Answer    echo_count
+    VAR    &{expected}    plain_text_response=${{ str(int($first["plain_text_response"]) + 1) }}
+    Should Be Equal    ${second}    ${expected}
+
+An Error Result Of A Tool Is An Error Object
+    Tool Answer Should Be The Sdk Answer    ${ECHO}    fail    reason=the fixture refuses
+
+A Result Of Two Megabytes Is Passed Through Whole
+    Tool Answer Should Be The Sdk Answer    ${ECHO}    repeat    text=ab    times=${1000000}
+
+A Server That Lists No Tool Adds None
+    ${names} =    Listed Tool Names
+    Should Not Contain Match    ${names}    empty_*
+    Tool Answer Should Be The Sdk Answer    ${ECHO}    echo    message=the others still answer
 
 
 *** Keywords ***
@@ -204,20 +211,38 @@ Concurrent Echo Answers Should Be The Sdk Answers
     END
 
 Start Suite Server With Every Fixture
-    [Documentation]    Starts the HTTP fixture and checks that it answers the SDK client, then starts the suite's
-    ...    server with one entry of each kind, while the SDK client's own fixtures start beside it.
+    [Documentation]    Starts the HTTP fixture, then the suite's server with one entry of each kind, while the SDK
+    ...    client's own fixtures and the servers of the proxy and process tests start beside it; then sends the
+    ...    first call to `echo` in the background (see the suite's documentation).
+    Start The Http Fixture
+    Create Directory    ${PLACE_DIR}
+    Time Out The Waiting Servers After    ${SHORT_TIMEOUT}
+    Launch Preset Server    tiny-1-slot    --ui-mcp-proxy    alias=proxy
+    Launch Server With Mcp Servers    ${GRANDCHILD}    alias=third    marker=llamatest-mcp-third
+    Launch Server With Mcp Servers    ${PLAIN}    alias=second    marker=llamatest-mcp-second
+    Start Sdk Reference Fixtures    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
+    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}
+    Start Server With Mcp Servers    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
+    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}    ${MISSING}    ${REMOTE}
+    Begin The First Echo Call
+
+Start The Http Fixture
+    [Documentation]    Starts the HTTP fixture, checks that it answers the SDK client, and keeps its URL
+    ...    (`${HTTP_URL}`) and the requests it has received so far (`${HTTP_SDK_REQUESTS}`) for the suite.
     ${url} =    Start Http Mcp Server
     ${tools} =    Http Mcp Tools    ${url}
     Should Contain    ${tools}    echo
     ${sdk_requests} =    Http Mcp Server Request Count
     VAR    ${HTTP_URL}    ${url}    scope=SUITE    # robocop: off=no-suite-variable
     VAR    ${HTTP_SDK_REQUESTS}    ${sdk_requests}    scope=SUITE    # robocop: off=no-suite-variable
-    Create Directory    ${PLACE_DIR}
-    Time Out The Waiting Servers After    ${SHORT_TIMEOUT}
-    Start Sdk Reference Fixtures    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
-    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}
-    Start Server With Mcp Servers    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
-    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}    ${MISSING}    ${REMOTE}
+
+Begin The First Echo Call
+    [Documentation]    Sends `echo_echo` to the suite's server in the background (`echo-spawn`), so that llama-server
+    ...    spawns the SDK's `echo` while other tests run; the suite's teardown ends it.
+    ${url} =    Server Url
+    VAR    &{params}    message=spawned by the set-up
+    VAR    &{body}    tool=echo_echo    params=${params}
+    Post In Background    echo-spawn    ${url}/tools    ${body}
 
 Time Out The Waiting Servers After
     [Documentation]    Sets `${SHORT_MS}` to `quiet` (a Robot time) as the machine allows now (`Deadline`), in
@@ -232,7 +257,9 @@ Time Out The Waiting Servers After
     VAR    &{HUGE}    name=huge    kind=oversized    timeout_ms=${ms}    scope=SUITE    # robocop: off=no-suite-variable
 
 Stop Servers And Mcp Fixtures
-    [Documentation]    Stops the suite's servers, then every MCP fixture process the suite left.
+    [Documentation]    Stops the suite's servers, the set-up's background call, then every MCP fixture process the
+    ...    suite left.
     [Timeout]    1 minute
     Stop Servers For Suite
+    Stop Background Post    echo-spawn
     Stop Mcp Fixtures

@@ -60,3 +60,7 @@ def count() -> int:
 if __name__ == "__main__":
     guard()
     server.run("stdio")
+    # the client closed stdin: end now. The interpreter's own shutdown (the mcp package's modules) takes a quarter
+    # of a second, which the SDK client's session, and so the MCP suite's teardown, would wait for
+    sys.stdout.flush()
+    os._exit(0)
