@@ -11,41 +11,56 @@ from llamatest.hub.server import HubFixture
 from llamatest.models.catalog import resolve_model
 
 
-@library(scope="SUITE", auto_keywords=False)
+@library(scope="GLOBAL", auto_keywords=False)
 class HubLibrary:
     """Serves repositories of our models on 127.0.0.1 the way the hub's file routes do (refs, tree, resolve
     with ETag and Range), with faults on demand (see `Serve Repo`), and checks what a download left in a
     cache folder. Nothing leaves the machine: llama-server is pointed at the fixture by ``MODEL_ENDPOINT``.
+
+    Fixtures are kept by name: a suite's own (``suite``, the default) and those a set-up keeps for cases of
+    their own that other suites watch (``downloader-waits``, see resources/early_cases.resource).
     """
 
     def __init__(self) -> None:
-        self._hub: HubFixture | None = None
+        self._hubs: dict[str, HubFixture] = {}
 
     @keyword("Start Hub Fixture")
-    def start_hub_fixture(self) -> str:
-        """Starts the fixture; returns its endpoint URL (ends with ``/``)."""
-        self._hub = HubFixture()
-        return self._hub.url
+    def start_hub_fixture(self, name: str = "suite") -> str:
+        """Starts the fixture ``name`` (one left running under that name is stopped first); returns its
+        endpoint URL (ends with ``/``)."""
+        self.stop_hub_fixture(name)
+        self._hubs[name] = HubFixture()
+        return self._hubs[name].url
 
     @keyword("Stop Hub Fixture")
-    def stop_hub_fixture(self) -> None:
-        """Stops the fixture, if it runs."""
-        if self._hub is not None:
-            self._hub.stop()
-            self._hub = None
+    def stop_hub_fixture(self, name: str = "suite") -> None:
+        """Stops the fixture ``name``, if it runs."""
+        hub = self._hubs.pop(name, None)
+        if hub is not None:
+            hub.stop()
+
+    @keyword("Hub Fixture Is Running")
+    def hub_fixture_is_running(self, name: str = "suite") -> bool:
+        """True when the fixture ``name`` was started and not stopped since."""
+        return name in self._hubs
 
     @keyword("Serve Repo")
-    def serve_repo(self, repo_id: str, fault: str = "none", **files: str) -> str:
-        """Serves ``repo_id`` with ``files`` (``PATH=MODEL``, a ModelLibrary name) and ``fault``: ``none``,
-        ``cut`` (every download drops the connection half-way), ``oid-mismatch`` (the tree lists another
-        sha256 and size than the bytes served) or ``silent`` (no answer, ever). Returns the commit."""
+    def serve_repo(self, repo_id: str, fault: str = "none", hub: str = "suite", **files: str) -> str:
+        """Serves ``repo_id`` on the fixture ``hub`` with ``files`` (``PATH=MODEL``, a ModelLibrary name) and
+        ``fault``: ``none``, ``cut`` (every download drops the connection half-way), ``oid-mismatch`` (the tree
+        lists another sha256 and size than the bytes served) or ``silent`` (no answer, ever). Returns the commit."""
         content = {path: resolve_model(model).read_bytes() for path, model in files.items()}
-        return self._hub.add(Repo(repo_id, content, fault=fault)).commit
+        return self._hub(hub).add(Repo(repo_id, content, fault=fault)).commit
 
     @keyword("Hub Request Count")
-    def hub_request_count(self, method: str, path_contains: str = "") -> int:
-        """How many ``method`` requests the fixture got on a path that contains ``path_contains``."""
-        return sum(1 for r in self._hub.requests if r["method"] == method and path_contains in r["path"])
+    def hub_request_count(self, method: str, path_contains: str = "", hub: str = "suite") -> int:
+        """How many ``method`` requests the fixture ``hub`` got on a path that contains ``path_contains``."""
+        return sum(1 for r in self._hub(hub).requests if r["method"] == method and path_contains in r["path"])
+
+    def _hub(self, name: str) -> HubFixture:
+        if name not in self._hubs:
+            raise AssertionError(f"the hub fixture '{name}' is not running: call Start Hub Fixture first")
+        return self._hubs[name]
 
     @keyword("Cached Model Should Be")
     def cached_model_should_be(self, cache: str, repo_id: str, path: str, model: str) -> None:

@@ -1,15 +1,16 @@
 """The one tag taxonomy of the suites: every tag a .robot file may carry, with its meaning.
 
 docs/writing-suites.md's tag table is rendered from it (`render_table`), and tests/codebase/test_tags.py fails
-when a suite uses a tag outside it or the committed table differs. ``needs:NAME`` and ``builds:RANGE`` are
-families: their names are checked by `llamatest.capabilities` and `llamatest.server.builds`.
+when a suite uses a tag outside it or the committed table differs. ``needs:NAME``, ``builds:RANGE`` and ``early:NAME``
+are families: their names are checked by `llamatest.capabilities`, `llamatest.server.builds` and
+tests/codebase/test_tags.py (the cases of resources/early_cases.resource).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-FAMILIES = ("needs:", "builds:")  # a prefix and a name or range of its own
+FAMILIES = ("needs:", "builds:", "early:")  # a prefix and a name or range of its own
 
 # (tags, meaning): one row of the table each; the tags of a row are documented together.
 TAXONOMY: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -52,6 +53,9 @@ TAXONOMY: tuple[tuple[tuple[str, ...], str], ...] = (
                           "covers"),
     (("builds:RANGE",), "the llama.cpp builds a `build-specific` test holds for (`builds:11400-`, "
                         "`builds:-11433`); outside the range it is skipped with that reason"),
+    (("early:NAME",), "the test watches a case that waits out a timeout hard-coded in the server (`downloader`, "
+                      "`trickle`); the run's first set-up begins it when the run includes the test, so that it "
+                      "goes on beside the other suites (resources/early_cases.resource)"),
     (("bug",), "a confirmed llama-server defect; excluded by default (see [Known server bugs](bugs.md))"),
     (("harness",), "tests of llamatest itself (`tests/harness/`, run by `--selftest`)"),
     (("needs:NAME",), "what a test needs beyond a default llama-server on any model (`needs:metrics`, `needs:tiny`, "

@@ -4,9 +4,10 @@ Documentation       Downloads from a hub, offline: `-hf` at start-up, the router
 ...                 answers. The hub is our fixture on 127.0.0.1 serving our generated models (HubLibrary); each
 ...                 test has its own `LLAMA_CACHE`. The suite's server is a router on its own cache. The three cases
 ...                 that must wait out the downloader (its retries, a hub that never answers) go on beside the
-...                 other tests, each watched by its own test, last in the file: the two start-ups begin in the
-...                 folder set-up (`__init__.robot`, beside the folder's other suites too; here when this file runs
-...                 alone), the router's download in the suite set-up.
+...                 other suites, on servers and a hub fixture of their own, each watched by its own test tagged
+...                 `early:downloader`, last in the file: the run's first set-up begins them
+...                 (early_cases.resource), the folder's when the run starts at the folder, this suite's set-up
+...                 when this file runs alone.
 Resource            ../../resources/downloads.resource
 Suite Setup         Start Hub And Router
 Suite Teardown      Stop Servers And Hub
@@ -17,7 +18,6 @@ Test Tags           router    downloads    needs:managed
 *** Variables ***
 ${TINY_REPO}        llamatest/tiny-GGUF
 ${DRAFT_REPO}       llamatest/draft-GGUF
-${ROUTER_CUT_REPO}    llamatest/router-cut-GGUF
 ${MISMATCH_REPO}    llamatest/mismatch-GGUF
 ${PROGRESS_REPO}    llamatest/progress-GGUF
 ${PROGRESS2_REPO}    llamatest/progress2-GGUF
@@ -104,19 +104,24 @@ The Router Refuses To Download A Repository The Hub Does Not Have
     ...    message=model validation failed, unable to download
 
 A Router Download Cut Half-Way Leaves No Model
-    [Documentation]    The download began in the suite set-up (`POST /models` answered 200 there); its downloader
-    ...    tries three times, 2 s and then 4 s apart (common/download.cpp, hard-coded), before the router drops
-    ...    the model. The repository is its own, so the hub's count is of this download alone.
+    [Documentation]    The router `cut-router` was asked for the download when the case began (`POST /models`
+    ...    answered 200 there); its downloader tries three times, 2 s and then 4 s apart (common/download.cpp,
+    ...    hard-coded), before the router drops the model. The repository is its own, so the hub's count is of
+    ...    this download alone.
+    [Tags]    early:downloader
     ${wait} =    Deadline    30 s
     Wait Until Keyword Succeeds    ${wait}    200 ms    Hub Should Have Seen Downloads    ${ROUTER_CUT_REPO}    3
     ${wait} =    Deadline    10 s
-    Wait Until Keyword Succeeds    ${wait}    200 ms    Model Should Not Be Listed    ${ROUTER_CUT_REPO}:Q8_0
-    Cache Should Hold No Complete Model    ${ROUTER_CACHE}    ${ROUTER_CUT_REPO}
+    Wait Until Keyword Succeeds    ${wait}    200 ms
+    ...    Model Should Not Be Listed    ${ROUTER_CUT_REPO}:Q8_0    cut-router
+    Cache Should Hold No Complete Model    ${ROUTER_CUT_CACHE}    ${ROUTER_CUT_REPO}
+    [Teardown]    Stop Llama Server    cut-router
 
 A Download Cut Half-Way Fails The Start-Up And Leaves No Complete File
-    [Documentation]    The start-up began in the folder set-up (`__init__.robot`; in the suite set-up when this file
-    ...    runs alone): its downloader tries three times, 2 s and then 4 s apart (common/download.cpp,
-    ...    hard-coded), so it fails no sooner than 6 s after its start.
+    [Documentation]    The start-up `cut-start` began with the case (see the suite's documentation): its downloader
+    ...    tries three times, 2 s and then 4 s apart (common/download.cpp, hard-coded), so it fails no sooner
+    ...    than 6 s after its start.
+    [Tags]    early:downloader
     Launched Start Should Fail    cut-start    failed to download model
     Cache Should Hold No Complete Model    ${CUT_CACHE}    ${CUT_REPO}
     ${partials} =    Partial Download Sizes    ${CUT_CACHE}    ${CUT_REPO}
@@ -126,9 +131,9 @@ A Download Cut Half-Way Fails The Start-Up And Leaves No Complete File
 A Hub That Never Answers Holds The Start-Up
     [Documentation]    No timeout is set on the downloader's HTTP client (common/http.h), so a hub that accepts the
     ...    connection and never answers holds the start-up for the library's default (300 s) per request. The
-    ...    start-up began in the folder set-up (in the suite set-up when this file runs alone); it must hold
+    ...    start-up `silent-start` began with the case (see the suite's documentation); it must hold
     ...    `${SILENT_WAIT}` from then (the resource says why that long).
-    [Tags]    build-specific    builds:11434-
+    [Tags]    build-specific    builds:11434-    early:downloader
     Launched Start Should Still Wait After    silent-start
     Cache Should Hold No Complete Model    ${SILENT_CACHE}    ${SILENT_REPO}
     [Teardown]    Stop Llama Server    silent-start
@@ -136,20 +141,23 @@ A Hub That Never Answers Holds The Start-Up
 
 *** Keywords ***
 Hub Should Have Seen Downloads
-    [Documentation]    The hub fixture got at least `count` GET requests for files of `repo`.
+    [Documentation]    The hub fixture of the early cases (`${WAITS_HUB}`) got at least `count` GET requests for
+    ...    files of `repo`.
     [Arguments]    ${repo}    ${count}
-    ${seen} =    Hub Request Count    GET    /${repo}/resolve/
+    ${seen} =    Hub Request Count    GET    /${repo}/resolve/    hub=${WAITS_HUB}
     Should Be True    ${seen} >= ${count}    the hub got ${seen} downloads of ${repo}
 
 Model Should Not Be Listed
-    [Documentation]    GET /models does not list `name`.
-    [Arguments]    ${name}
-    ${ids} =    Router Model Ids
+    [Documentation]    GET /models of the router `server` does not list `name`.
+    [Arguments]    ${name}    ${server}=suite
+    ${ids} =    Router Model Ids    server=${server}
     Should Not Contain    ${ids}    ${name}
 
 Start Hub And Router
-    [Documentation]    Starts the hub fixture with one repository per case, then the suite's router on its own
-    ...    cache, with the hub as its endpoint.
+    [Documentation]    Begins the cases that wait out the downloader unless a set-up began them, starts the suite's
+    ...    hub fixture with one repository per case of its own, then the suite's router on its own cache, with the
+    ...    hub as its endpoint.
+    Take The Cases That Wait Out The Downloader
     ${hub} =    Start Hub Fixture
     VAR    ${HUB}    ${hub}    scope=SUITE    # robocop: off=no-suite-variable
     Serve Every Repo
@@ -157,35 +165,31 @@ Start Hub And Router
     VAR    ${ROUTER_CACHE}    ${cache}    scope=SUITE    # robocop: off=no-suite-variable
     ${env} =    Hub Environment    ${cache}
     Start Llama Server    ${NONE}    --ctx-size    512    --parallel    1    env=${env}
-    Begin The Downloads That Wait Out The Downloader
 
-Begin The Downloads That Wait Out The Downloader
-    [Documentation]    Begins the three cases whose outcome takes the downloader's seconds, each with its own cache
-    ...    and repository: the start-up from a hub that cuts every download (`cut-start`, `${CUT_CACHE}`), the
-    ...    start-up from a hub that never answers (`silent-start`, `${SILENT_CACHE}`), both unless the folder
-    ...    set-up began them, and the router's download of a repository the hub cuts (`POST /models` must
-    ...    answer 200). Their tests watch them.
-    Begin The Start-Ups That Wait Out The Downloader
+Take The Cases That Wait Out The Downloader
+    [Documentation]    Begins the three cases whose outcome takes the downloader's seconds, unless a set-up began
+    ...    them (`Begin The Cases That Wait Out The Downloader`), and keeps their caches: `${CUT_CACHE}` of
+    ...    `cut-start`, `${SILENT_CACHE}` of `silent-start`, `${ROUTER_CUT_CACHE}` of `cut-router`.
+    Begin The Cases That Wait Out The Downloader
     ${cut} =    Cache Folder    cut    downloader-waits
     VAR    ${CUT_CACHE}    ${cut}    scope=SUITE    # robocop: off=no-suite-variable
     ${silent} =    Cache Folder    silent    downloader-waits
     VAR    ${SILENT_CACHE}    ${silent}    scope=SUITE    # robocop: off=no-suite-variable
-    VAR    &{body}    model=${ROUTER_CUT_REPO}:Q8_0
-    POST On Session    suite    /models    json=${body}    expected_status=200
+    ${router} =    Cache Folder    router-cut    downloader-waits
+    VAR    ${ROUTER_CUT_CACHE}    ${router}    scope=SUITE    # robocop: off=no-suite-variable
 
 Serve Every Repo
-    [Documentation]    Serves the repositories of the suite, one per case.
+    [Documentation]    Serves the repositories of the suite's own cases, one per case.
     Serve Repo    ${TINY_REPO}    model-Q8_0.gguf=tiny
     Serve Repo    ${DRAFT_REPO}    model-Q8_0.gguf=tiny-draft
-    Serve Repo    ${CUT_REPO}    cut    model-Q8_0.gguf=tiny
-    Serve Repo    ${ROUTER_CUT_REPO}    cut    model-Q8_0.gguf=tiny
     Serve Repo    ${MISMATCH_REPO}    oid-mismatch    model-Q8_0.gguf=tiny
-    Serve Repo    ${SILENT_REPO}    silent    model-Q8_0.gguf=tiny
     Serve Repo    ${PROGRESS_REPO}    model-Q8_0.gguf=tiny-draft
     Serve Repo    ${PROGRESS2_REPO}    model-Q8_0.gguf=tiny-draft
 
 Stop Servers And Hub
-    [Documentation]    Stops the suite's servers, then the hub fixture.
+    [Documentation]    Stops the suite's servers and hub fixture, then what its tests left of the cases that wait
+    ...    out the downloader.
     [Timeout]    1 minute
     Stop Servers For Suite
     Stop Hub Fixture
+    End The Cases That Wait Out The Downloader

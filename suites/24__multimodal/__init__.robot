@@ -1,16 +1,9 @@
 *** Settings ***
-Documentation       Images and audio. The folder set-up begins the media fetcher's trickle case (a chat that waits out
-...                 the fetcher's 10 s timeout, on a server and a fixture of its own), so that it runs beside the
-...                 folder's other suites; its test in media_fetcher.robot takes the answer, and begins the case
-...                 itself when this set-up did not run (a suite file run alone) or could not begin it.
-Resource            ../../resources/multimodal.resource
-Suite Setup         Begin The Trickled Chat Beside The Folder
-Suite Teardown      End The Trickled Chat
-
-
-*** Keywords ***
-Begin The Trickled Chat Beside The Folder
-    [Documentation]    Begins the trickle case (`Begin The Trickled Chat`). A failure here fails no suite of the
-    ...    folder: what was begun is ended, and the trickle's test begins the case again and reports what fails.
-    ${begun} =    Run Keyword And Return Status    Begin The Trickled Chat
-    IF    not ${begun}    End The Trickled Chat
+Documentation       Images and audio. The media fetcher's trickle case (a chat that waits out the fetcher's
+...                 hard-coded 10 s timeout, on a server and a fixture of its own) is begun by the run's first set-up
+...                 (`suites/__init__.robot`), so that it goes on beside the run's other suites; this set-up begins
+...                 it when the run starts at this folder, and its test in media_fetcher.robot when that file runs
+...                 alone. The test takes the answer.
+Resource            ../../resources/early_cases.resource
+Suite Setup         Begin The Early Case    trickle
+Suite Teardown      End The Early Case    trickle

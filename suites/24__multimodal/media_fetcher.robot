@@ -81,9 +81,9 @@ A Trickling Image Server Ends In An Error Object And The Server Survives
     ...    end it in a 500 `cannot make GET request`, from one on each read. This build waits for all of it (the
     ...    timeout bounds each read, not the download: a host that trickles holds the request and an HTTP thread
     ...    as long as it likes; no written contract states the limit, hence no `bug`), then refuses the bytes,
-    ...    which are no image, with an error object. The chat began in the folder set-up (`__init__.robot`), on a
-    ...    server and a fixture of its own, so that the folder's other suites run while it trickles.
-    [Tags]    build-specific
+    ...    which are no image, with an error object. The chat began with the run (early_cases.resource), on a
+    ...    server and a fixture of its own, so that the other suites run while it trickles.
+    [Tags]    build-specific    early:trickle
     ${resp} =    Trickled Chat Answer
     Error Response Should Be    ${resp}    ${TRICKLE_STATUS}    ${TRICKLE_TYPE}    message=${TRICKLE_MESSAGE}
     ${requests} =    Media Fixture Requests    trickle
