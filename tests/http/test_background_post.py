@@ -41,3 +41,13 @@ def test_one_request_at_a_time_per_name(server):
 def test_an_answer_of_a_request_never_begun_fails():
     with pytest.raises(AssertionError, match="no background request 'absent'"):
         background.background_answer("absent")
+
+
+def test_the_post_carries_its_headers(server):
+    background.post_in_background("headed", f"{server}/echo", {"a": 1}, headers={"x-tool-cwd": "/some/folder"})
+    try:
+        seen = background.background_answer("headed").json()
+    finally:
+        background.stop_background_post("headed")
+    assert seen["headers"]["x-tool-cwd"] == "/some/folder"
+    assert seen["method"] == "POST"

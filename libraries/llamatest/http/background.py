@@ -20,15 +20,16 @@ __all__ = ["post_in_background", "background_post_was_begun", "background_answer
 class BackgroundPost:
     """One POST of a JSON body from a daemon thread; its response, or the error that ended it, kept for `answer`."""
 
-    def __init__(self, name: str, url: str, body: dict) -> None:
-        self._url, self._body = url, body
+    def __init__(self, name: str, url: str, body: dict, headers: dict | None = None) -> None:
+        self._url, self._body, self._headers = url, body, headers
         self._outcome: requests.Response | BaseException | None = None
         self._thread = threading.Thread(target=self._post, name=f"background-post-{name}", daemon=True)
         self._thread.start()
 
     def _post(self) -> None:
         try:
-            self._outcome = requests.post(self._url, json=self._body, timeout=deadlines.deadline("exchange"))
+            self._outcome = requests.post(self._url, json=self._body, headers=self._headers,
+                                          timeout=deadlines.deadline("exchange"))
         except requests.RequestException as error:  # kept for the test, which reports it
             self._outcome = error
 
@@ -50,12 +51,12 @@ class BackgroundPost:
 _posts: dict[str, BackgroundPost] = {}
 
 
-def post_in_background(name: str, url: str, body: dict) -> None:
-    """POSTs ``body`` (JSON) to ``url`` from a thread of its own and returns at once; `Background Answer` takes
-    the response. Fails if a request ``name`` was begun and not stopped."""
+def post_in_background(name: str, url: str, body: dict, headers: dict | None = None) -> None:
+    """POSTs ``body`` (JSON) to ``url``, with the ``headers`` if any, from a thread of its own and returns at once;
+    `Background Answer` takes the response. Fails if a request ``name`` was begun and not stopped."""
     if name in _posts:
         raise AssertionError(f"a background request '{name}' is already begun: stop it first")
-    _posts[name] = BackgroundPost(name, url, body)
+    _posts[name] = BackgroundPost(name, url, body, headers)
 
 
 def background_post_was_begun(name: str) -> bool:
