@@ -3,9 +3,14 @@ Documentation       The built-in tools, all enabled (`--tools all`): each tool's
 ...                 folder of the output directory given by `x-tool-cwd`. Expectations come from the files the
 ...                 tests write, `--help` and README-dev; what the tools can reach outside that folder is in
 ...                 builtin_tools_reach.robot.
+...
+...                 A call stopped at its timeout lasts a second, the least `timeout` takes (whole seconds): the
+...                 set-up sends it in the background, and its test comes last and takes the answer, so that the
+...                 second runs while the other tests do.
 Resource            ../../resources/builtin_tools.resource
-Suite Setup         Start Server With Playground    --tools    all
-Suite Teardown      Stop Server And Remove Playground
+Library             llamatest.http.background
+Suite Setup         Start Server And Begin A Command That Times Out
+Suite Teardown      Stop Server And The Command That Timed Out
 Test Timeout        2 minutes
 Test Tags           builtin-tools    needs:managed    build-specific    builds:10825-
 
@@ -105,9 +110,6 @@ Exec Shell Command Returns Its Output And Exit Code
     ${text} =    Tool Text In    ${dir}    exec_shell_command    command=printf 'a\\nb' ; pwd ; exit 3
     Should Be Equal    ${text}    a\nb${dir}\n\n[exit code: 3]
 
-Exec Shell Command Is Stopped At Its Timeout
-    Command Should Be Stopped At Its Timeout    exec sleep 30
-
 A Command That Forks Is Stopped At Its Timeout Too
     [Documentation]    Contract: the tool's own definition, which the server publishes in `GET /tools` (its README:
     ...    tools "show up … in `GET /tools`"): "timeout: Timeout in seconds (default 10, max 60)".
@@ -185,18 +187,46 @@ An Unknown Tool Is Not Found
     ${resp} =    Call Tool    no_such_tool    expected_status=any
     Error Response Should Be    ${resp}    404    not_found_error
 
+Exec Shell Command Is Stopped At Its Timeout
+    [Documentation]    Takes the answer to `exec sleep 30` with a timeout of 1 s, the call the suite's set-up sent.
+    ${resp} =    Background Answer    exec-timeout
+    Command Should Have Been Stopped At Its Timeout    ${resp}
+
 
 *** Keywords ***
 Command Should Be Stopped At Its Timeout
-    [Documentation]    Runs `command` with a timeout of 1 s: the answer ends with `[exit due to timed out]` and comes
-    ...    between 1 and 15 s later.
+    [Documentation]    Runs `command` with a timeout of 1 s: see `Command Should Have Been Stopped At Its Timeout`.
     [Arguments]    ${command}
     ${dir} =    Fresh Folder    exec-timeout
     VAR    &{headers}    x-tool-cwd=${dir}
     VAR    &{params}    command=${command}    timeout=${1}    # provoked
     ${resp} =    Call Tool    exec_shell_command    ${params}    headers=${headers}
+    Command Should Have Been Stopped At Its Timeout    ${resp}
+
+Command Should Have Been Stopped At Its Timeout
+    [Documentation]    The answer `resp` to a command with a timeout of 1 s: 200, it ends with
+    ...    `[exit due to timed out]` and came between 1 and 15 s after the call.
+    [Arguments]    ${resp}
+    Should Be Equal As Integers    ${resp.status_code}    200
     Should Be True    1 <= $resp.elapsed.total_seconds() < 15    the call took ${resp.elapsed}
     Should End With    ${resp.json()}[plain_text_response]    [exit due to timed out]
+
+Start Server And Begin A Command That Times Out
+    [Documentation]    Starts the suite's server with every tool, then sends `exec sleep 30` with a timeout of 1 s in
+    ...    the background (`exec-timeout`), in a folder of its own.
+    Start Server With Playground    --tools    all
+    ${dir} =    Fresh Folder    exec-timeout-begun
+    VAR    &{headers}    x-tool-cwd=${dir}
+    VAR    &{params}    command=exec sleep 30    timeout=${1}    # provoked
+    VAR    &{body}    tool=exec_shell_command    params=${params}
+    ${url} =    Server Url
+    Post In Background    exec-timeout    ${url}/tools    ${body}    headers=${headers}
+
+Stop Server And The Command That Timed Out
+    [Documentation]    Stops the server, deletes the playground, and ends the set-up's background call.
+    [Timeout]    1 minute
+    Stop Server And Remove Playground
+    Stop Background Post    exec-timeout
 
 Nested Folder
     [Documentation]    Creates the folder `name` with `top.txt`, `a/mid.txt` and `a/b/deep.txt`; returns its path.
