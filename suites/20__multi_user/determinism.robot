@@ -48,10 +48,13 @@ One Seed At Temperature One Gives One Text To Every User
 *** Keywords ***
 Start Servers With One Two And Four Slots
     [Documentation]    The suite's server has four slots; `one` and `two` have one and two, with the same
-    ...    512-token context per slot.
+    ...    512-token context per slot. `one` and `two` are launched first and waited for last, so that the three
+    ...    start side by side.
+    Launch Preset Server    tiny-1-slot    alias=one
+    Launch Preset Server    tiny-2-slots    alias=two
     Start Server For Suite    tiny-4-slots
-    Start Preset Server    tiny-1-slot    alias=one
-    Start Preset Server    tiny-2-slots    alias=two
+    Wait Until Server Is Ready    one
+    Wait Until Server Is Ready    two
 
 Four Users On The Server Should Get The Text Of One User Alone
     [Documentation]    The prompt sent alone to the one-slot server, then four times at once to `server`.
