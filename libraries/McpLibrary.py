@@ -25,7 +25,7 @@ class McpLibrary:
     real server built with the mcp SDK: tools ``echo``, ``add``, ``repeat``, ``fail``, ``whereami``), a
     faulty one (``hang``, ``crash``, ``garbage``, ``shapeless``, ``notify``, ``oversized``: one tool
     ``echo`` that misbehaves so), ``plain`` (written by hand like those, but behaving: tools ``echo`` and
-    ``whereami``; it starts in some 50 ms where the SDK server takes a second, for the tests about the config and
+    ``whereami``; it starts in some 20 ms where the SDK server takes a second, for the tests about the config and
     the processes rather than the protocol), ``missing`` (a command that does not exist) or ``url`` (the HTTP fixture of
     `Start Http Mcp Server`, given by its URL). Optional keys: ``timeout_ms``, ``cwd``, ``env`` (a
     dictionary). Every fixture process of the suite carries a marker on its command line; `Stop Mcp

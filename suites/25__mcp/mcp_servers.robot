@@ -22,8 +22,8 @@ Test Tags           mcp    needs:managed    build-specific    builds:10825-
 
 *** Variables ***
 # the timeout_ms of the faulty servers whose calls wait for it to run out (hang, garbage, huge) on a quiet
-# machine. It also bounds the spawn and the `initialize` of each call: 42-91 ms here (ten spawns of the fixture,
-# python included, while other suites ran): five times the median, no more, since three tests wait for it
+# machine. It also bounds the spawn and the `initialize` of each call: 20-37 ms here (twenty spawns of the fixture,
+# python included, while other suites ran; median 27 ms): ten times that, no more, since three tests wait for it
 # whole; the set-up stretches it on a busy machine (`Deadline`) and gives the entries and `${SHORT_MS}` the figure.
 ${SHORT_TIMEOUT}    250 ms
 ${BOUND_MS}         ${1500}
@@ -38,7 +38,7 @@ ${NO_CONFIG}        ${OUTPUT_DIR}${/}mcp${/}no-such-config.json
 &{NO_TOOLS}         name=empty    kind=empty
 &{GRANDCHILD}       name=gc    kind=grandchild
 &{PLACE_ENV}        LLAMATEST_MCP_PROBE=probe value
-# the tests of the config and of the processes use `plain`, written by hand: it starts in some 50 ms, where the
+# the tests of the config and of the processes use `plain`, written by hand: it starts in some 20 ms, where the
 # SDK's `echo` takes a second, and llama-server spawns it at start and again on the call
 &{PLACE}            name=place    kind=plain    cwd=${PLACE_DIR}    env=${PLACE_ENV}
 &{PLAIN}            name=plain    kind=plain

@@ -11,6 +11,7 @@ import pytest
 
 from llamatest.mcp import config, processes, reference
 from llamatest.mcp.http_server import HttpMcpServer, json_rpc_reply
+from llamatest.settings import ENV_MCP_LIFETIME
 
 ECHO_TOOLS = {"echo", "add", "repeat", "fail", "whereami", "count"}
 
@@ -70,12 +71,13 @@ def test_plain_fixture_answers_as_the_sdk_echo_server_does():
     assert [os.path.basename(w["cwd"]).startswith("llamatest-mcp-reference-") for w in where] == [True, True]
 
 
-def test_config_entries_carry_the_marker_and_the_options(tmp_path):
+def test_config_entries_carry_the_marker_and_the_options(tmp_path, monkeypatch):
+    monkeypatch.delenv(ENV_MCP_LIFETIME, raising=False)  # the default lifetime
     entries = [config.Entry("a", "echo", timeout_ms=5, env={"K": "v"}, cwd="/x"),
                config.Entry("b", "missing"), config.Entry("c", "url", url="http://127.0.0.1:1/mcp")]
     written = json.loads(config.write_config(tmp_path / "c.json", entries, "MARK").read_text())
     servers = written["mcpServers"]
-    assert servers["a"]["args"][-1] == "MARK" and servers["a"]["timeout_ms"] == 5
+    assert servers["a"]["args"][-2:] == ["MARK", "600.0"] and servers["a"]["timeout_ms"] == 5
     assert servers["a"]["env"] == {"K": "v"} and servers["a"]["cwd"] == "/x"
     assert servers["b"] == {"command": config.MISSING_COMMAND, "args": ["MARK"]}
     assert servers["c"] == {"url": "http://127.0.0.1:1/mcp"}
@@ -112,6 +114,18 @@ def test_a_fixture_ends_itself_when_its_parent_dies():
     left = processes.fixture_processes(marker)
     processes.end_processes(left)
     assert left == []
+
+
+def test_a_fixture_ends_itself_when_its_lifetime_runs_out(monkeypatch):
+    monkeypatch.setenv(ENV_MCP_LIFETIME, "0.3")
+    command = config.fixture_command("hang", "unit")
+    assert command[-1] == "0.3"
+    # stdin stays open: only the lifetime can end it (with the lifeline's status 3)
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert proc.wait(timeout=10) == 3
+    finally:
+        proc.kill()
 
 
 def test_http_fixture_serves_the_sdk_client_and_counts_requests():

@@ -8,14 +8,18 @@ Every spawned fixture carries the run's marker on its command line so that it ca
 """
 
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from llamatest.settings import ENV_MCP_LIFETIME
 
 SERVERS = Path(__file__).parent / "servers"
 FAULTY_MODES = ("hang", "crash", "garbage", "shapeless", "notify", "burst", "empty", "grandchild",
                 "oversized", "plain")
 MISSING_COMMAND = "llamatest-no-such-mcp-server"
+LIFETIME_S = 600.0  # a fixture process's longest life without $LLAMATEST_MCP_LIFETIME
 
 
 @dataclass
@@ -30,12 +34,19 @@ class Entry:
 
 
 def fixture_command(kind: str, marker: str) -> list[str]:
-    """The command line (interpreter first) that runs the fixture of ``kind`` with the ``marker``."""
+    """The command line (interpreter first) that runs the fixture of ``kind`` with the ``marker``; its last
+    argument is the `fixture_lifetime`, read here so that the fixture imports nothing of llamatest."""
+    lifetime = str(fixture_lifetime())
     if kind == "echo":
-        return [sys.executable, str(SERVERS / "echo_server.py"), marker]
+        return [sys.executable, str(SERVERS / "echo_server.py"), marker, lifetime]
     if kind in FAULTY_MODES:
-        return [sys.executable, str(SERVERS / "faulty_server.py"), kind, marker]
+        return [sys.executable, str(SERVERS / "faulty_server.py"), kind, marker, lifetime]
     raise ValueError(f"no MCP fixture of kind '{kind}': echo or one of {', '.join(FAULTY_MODES)}")
+
+
+def fixture_lifetime() -> float:
+    """Seconds a fixture process lives at most: ``$LLAMATEST_MCP_LIFETIME``, else `LIFETIME_S`."""
+    return float(os.environ.get(ENV_MCP_LIFETIME) or LIFETIME_S)
 
 
 def entry_json(entry: Entry, marker: str) -> dict:

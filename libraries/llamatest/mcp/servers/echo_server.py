@@ -1,7 +1,7 @@
 """A well-behaved MCP server over stdio, built with the mcp SDK: the tools the MCP suite calls.
 
-Run by path (``python echo_server.py MARKER``); the marker argument only names the process so that the
-run can find it (llamatest.mcp.processes).
+Run by path (``python echo_server.py MARKER LIFETIME``); the marker argument only names the process so that
+the run can find it (llamatest.mcp.processes); the process ends itself after LIFETIME seconds (``_lifeline``).
 """
 
 import json
@@ -58,7 +58,7 @@ def count() -> int:
 
 
 if __name__ == "__main__":
-    guard()
+    guard(float(sys.argv[2]))
     server.run("stdio")
     # the client closed stdin: end now. The interpreter's own shutdown (the mcp package's modules) takes a quarter
     # of a second, which the SDK client's session, and so the MCP suite's teardown, would wait for

@@ -1,9 +1,9 @@
 """An MCP server over stdio written by hand: it misbehaves on purpose (the SDK cannot), or, in mode ``plain``, it
-behaves and starts in some 50 ms where a server on the SDK takes a second (importing the mcp package).
+behaves and starts in some 20 ms where a server on the SDK takes a second (importing the mcp package).
 
-``python faulty_server.py MODE MARKER``: it answers ``initialize`` and ``tools/list`` correctly (one tool,
-``echo``; none in mode ``empty``; ``echo`` and ``whereami`` in mode ``plain``), then answers every ``tools/call``
-according to MODE:
+``python faulty_server.py MODE MARKER LIFETIME`` (LIFETIME: see ``_lifeline``): it answers ``initialize`` and
+``tools/list`` correctly (one tool, ``echo``; none in mode ``empty``; ``echo`` and ``whereami`` in mode ``plain``),
+then answers every ``tools/call`` according to MODE:
 
 - ``hang``: never answers;
 - ``crash``: exits with status 1 at once;
@@ -21,7 +21,6 @@ according to MODE:
 
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -108,8 +107,10 @@ def serve(mode: str) -> None:
 
 
 if __name__ == "__main__":
-    guard()
+    guard(float(sys.argv[3]))
     if sys.argv[1] == "grandchild":
+        import subprocess  # here only: importing it would cost every other fixture's start some 8 ms
+
         # the marker on its command line lets the run find and end it like the fixture itself
         subprocess.Popen([sys.executable, "-c", f"import time; time.sleep({GRANDCHILD_S})", sys.argv[2]])
     serve(sys.argv[1])
