@@ -6,11 +6,11 @@ Documentation       `--sleep-idle-seconds 1`: after a second without work the se
 ...                 Every test first waits (with a deadline) until its server sleeps, so none depends on the
 ...                 order of the tests or on how long the previous one took. One second is the least idle time the
 ...                 server takes (whole seconds; 0 and below -1 are refused, see `bad_arguments.robot`), so each
-...                 sleep lasts about a second. Two servers, started side by side, fall asleep for the first time
-...                 together: `suite` (for the monitoring routes, the first route that wakes it, and the two tests
-...                 that need a sleep after a completion of their own, one second each) and `woken` (for the second
-...                 route that wakes the server, which would otherwise wait for `suite` to fall asleep again after
-...                 the first).
+...                 sleep lasts about a second. Two servers, started one after the other, fall asleep for the first
+...                 time while the first tests run: `suite` (for the monitoring routes, the first route that wakes
+...                 it, and the two tests that need a sleep after a completion of their own, one second each) and
+...                 `woken` (for the second route that wakes the server, which would otherwise wait for `suite` to
+...                 fall asleep again after the first).
 Resource            ../../resources/metrics.resource
 Resource            ../../resources/completion.resource
 Suite Setup         Start Servers That Sleep After One Idle Second
@@ -59,8 +59,7 @@ Metrics Of A Sleeping Server Keep The Counts From Before The Sleep
 
 *** Keywords ***
 Start Servers That Sleep After One Idle Second
-    [Documentation]    The suite's server and `woken`, both on `tiny-metrics` with `--sleep-idle-seconds 1`; `woken`
-    ...    is launched first and waited for last, so that the two load and then fall asleep side by side.
-    Launch Preset Server    tiny-metrics    --sleep-idle-seconds    1    alias=woken
+    [Documentation]    The suite's server and `woken`, both on `tiny-metrics` with `--sleep-idle-seconds 1`. The
+    ...    suite's comes first: with `$LLAMA_SERVER_URL` set, it skips the suite before `woken` starts.
     Start Server For Suite    tiny-metrics    --sleep-idle-seconds    1
-    Wait Until Server Is Ready    woken
+    Start Preset Server    tiny-metrics    --sleep-idle-seconds    1    alias=woken

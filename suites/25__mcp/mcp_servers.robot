@@ -11,8 +11,8 @@ Documentation       MCP servers: llama-server reads a Cursor-format `mcpServers`
 ...                 The tests that call `echo` come last: llama-server spawns it on the first call, and the SDK server
 ...                 takes about a second to start (importing the mcp package). The set-up sends that first call in the
 ...                 background, so that it starts while the tests of the other servers run. It also launches the
-...                 servers of the proxy and process tests beside the suite's, and each of those tests waits for its
-...                 own.
+...                 servers of the proxy and process tests once the suite's is up, and each of those tests waits for
+...                 its own.
 Resource            ../../resources/mcp.resource
 Suite Setup         Start Suite Server With Every Fixture
 Suite Teardown      Stop Servers And Mcp Fixtures
@@ -211,19 +211,20 @@ Concurrent Echo Answers Should Be The Sdk Answers
     END
 
 Start Suite Server With Every Fixture
-    [Documentation]    Starts the HTTP fixture, then the suite's server with one entry of each kind, while the SDK
-    ...    client's own fixtures and the servers of the proxy and process tests start beside it; then sends the
-    ...    first call to `echo` in the background (see the suite's documentation).
+    [Documentation]    Starts the HTTP fixture, then the suite's server with one entry of each kind while the SDK
+    ...    client's own fixtures start beside it; then launches the servers of the proxy and process tests and
+    ...    sends the first call to `echo` in the background (see the suite's documentation). The suite's server
+    ...    comes first: with `$LLAMA_SERVER_URL` set, it skips the suite before any other starts.
     Start The Http Fixture
     Create Directory    ${PLACE_DIR}
     Time Out The Waiting Servers After    ${SHORT_TIMEOUT}
-    Launch Preset Server    tiny-1-slot    --ui-mcp-proxy    alias=proxy
-    Launch Server With Mcp Servers    ${GRANDCHILD}    alias=third    marker=llamatest-mcp-third
-    Launch Server With Mcp Servers    ${PLAIN}    alias=second    marker=llamatest-mcp-second
     Start Sdk Reference Fixtures    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
     ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}
     Start Server With Mcp Servers    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
     ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}    ${MISSING}    ${REMOTE}
+    Launch Preset Server    tiny-1-slot    --ui-mcp-proxy    alias=proxy
+    Launch Server With Mcp Servers    ${GRANDCHILD}    alias=third    marker=llamatest-mcp-third
+    Launch Server With Mcp Servers    ${PLAIN}    alias=second    marker=llamatest-mcp-second
     Begin The First Echo Call
 
 Start The Http Fixture
