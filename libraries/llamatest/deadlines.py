@@ -63,6 +63,7 @@ QUIET_S: dict[str, float] = {
     "ray_worker_run": 120.0,  # a test cluster's load worker to begin its shard (its start and clock rounds)
     "drain": 30.0,  # a load profile's requests still open when its schedule ends
     "telemetry": 2.0,  # one /metrics or /slots scrape during a load run
+    "charts": 60.0,  # a load run's charts from the chart workers (about 1 s; the first also imports matplotlib)
     "mass_disconnect": 120.0,  # the whole mass-disconnect check: streams, hang-ups, idle slots, follow-ups
     "replay": 600.0,  # a whole answer replay (bounded by its request count: this is a backstop)
 }

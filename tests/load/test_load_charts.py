@@ -9,7 +9,8 @@ import pytest
 from test_load_results import summary_from_samples
 
 from llamatest.load.engine.record import LoadEvent, RequestRecord
-from llamatest.load.output.charts import _slo_lines, charts, latency_chart, timeline_chart
+from llamatest.load.output.charts import _slo_lines, latency_chart, timeline_chart
+from llamatest.load.output.drawing import charts
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

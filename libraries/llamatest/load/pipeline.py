@@ -29,7 +29,7 @@ from llamatest.load.engine.hostile import NoiseBeside
 from llamatest.load.engine.pacing import run_load_sync
 from llamatest.load.engine.profiles import Profile
 from llamatest.load.engine.record import RunRecord
-from llamatest.load.output import results
+from llamatest.load.output import drawing, results
 from llamatest.load.output.history import History
 from llamatest.load.workloads import datasets
 from llamatest.load.workloads.datasets import Dataset
@@ -250,13 +250,15 @@ def execute(plan: Plan, profile: Profile, *, outdir: Path, history_root: Path, b
                        previous=history.previous_comparable(summary),
                        baseline=history.baseline(baseline_key(baseline, plan.name)) if baseline else None,
                        baseline_name=baseline, paths=paths)
+    # The charts are drawn beside the comparisons (the run is over: its requests are no longer timed).
+    drawing = _draw(summary, outdir, previous=load_run.previous, baseline=load_run.baseline,
+                    requests=run.measured, baseline_name=baseline)
     if load_run.previous is not None:
         load_run.comparisons["previous"] = trials.compare(summary, load_run.previous)
     if load_run.baseline is not None:
         load_run.comparisons["baseline"] = trials.compare(summary, load_run.baseline)
     load_run.compat = {tool: metrics.compat(run, tool, measured=measured) for tool in metrics.COMPAT_TOOLS}
-    load_run.charts = _draw(summary, outdir, previous=load_run.previous, baseline=load_run.baseline,
-                                     requests=run.measured, baseline_name=baseline)
+    load_run.charts = drawing.paths()
     if summary["workload"].get("turns"):
         from llamatest.load.output.workload_charts import turns_chart  # matplotlib only when there is a chart to draw
 
@@ -320,7 +322,7 @@ def _finish(kind: str, plan: Plan, base: Profile, result: dict, outdir: Path, hi
     sweep_run = SweepRun(name=plan.name, kind=kind, result=result, outdir=Path(outdir), previous=previous)
     curves = {"current": document["points"], "previous": previous["points"] if previous else None}
     if done:
-        sweep_run.charts = _draw(done[-1]["summary"], outdir, sweep=curves)
+        sweep_run.charts = _draw(done[-1]["summary"], outdir, sweep=curves).paths()
     return sweep_run
 
 
@@ -329,11 +331,9 @@ def _iso(t_wall: float) -> str:
     return _dt.datetime.fromtimestamp(t_wall, _dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _draw(summary: dict, outdir: Path, **overlays) -> list[Path]:
-    """The charts of a run; matplotlib is imported on the first chart, not when the keywords load."""
-    from llamatest.load.output.charts import charts
-
-    return charts(summary, outdir, **overlays)
+def _draw(summary: dict, outdir: Path, **overlays) -> drawing.Drawing:
+    """The charts of a run, started in the chart workers (see ``output.drawing``): ``.paths()`` waits for them."""
+    return drawing.draw_beside(drawing.chart_jobs(summary, outdir, **overlays))
 
 
 def _light_point(point: dict[str, Any]) -> dict[str, Any]:

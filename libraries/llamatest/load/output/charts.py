@@ -1,7 +1,7 @@
 """PNG charts of a load run, with the previous comparable run and a named baseline overlaid.
 
-`charts` draws, into ``outdir`` (800 x 450 px, 100 dpi, matplotlib's Agg renderer through
-``matplotlib.figure.Figure``, so no global pyplot state):
+A run's charts (``drawing.charts`` draws them all into a folder, ``drawing.draw_beside`` in worker processes),
+800 x 450 px, 100 dpi, matplotlib's Agg renderer through ``matplotlib.figure.Figure``, so no global pyplot state:
 
 - ``latency_percentiles.png``: TTFT, TPOT and E2E p50/p95/p99 bars; previous and baseline as hatched,
   paler bars beside the current ones; SLO lines when ``summary["slo"]`` sets them;
@@ -23,8 +23,7 @@ gives the same bytes.
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -543,37 +542,3 @@ def _sweep_axes(ax, title: str, xlabel: str) -> None:
     ax.set_xlabel(xlabel, fontsize=8)
     ax.tick_params(labelsize=8)
     ax.grid(alpha=0.3)
-
-
-# --- all ------------------------------------------------------------------------------------------------------
-
-
-def charts(summary: Mapping[str, Any], outdir: str | os.PathLike, *, previous: Mapping[str, Any] | None = None,
-           baseline: Mapping[str, Any] | None = None, sweep: Any = None, requests: Iterable[Any] | None = None,
-           baseline_name: str | None = None) -> list[Path]:
-    """Write the charts of one run into ``outdir``; return their paths (see the module documentation).
-
-    ``previous`` and ``baseline`` are summaries to overlay (the baseline's name comes from
-    ``baseline["baseline"]["name"]`` unless ``baseline_name`` is given). ``requests`` (RequestRecords or
-    their dicts) adds the request timeline. ``sweep`` is a list of points (summaries, ``(load, summary)``
-    pairs or ``{"load", "summary"}``), or ``{"current": points, "previous": points, "baseline": points}``.
-    """
-    outdir = Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
-    if baseline is not None and not baseline_name:
-        baseline_name = _dig(baseline, "baseline", "name") or _dig(baseline, "run", "server_build")
-    made = [
-        latency_chart(summary, outdir / "latency_percentiles.png", previous=previous, baseline=baseline,
-                      baseline_name=baseline_name),
-        distribution_chart(summary, outdir / "distributions.png", previous=previous, baseline=baseline,
-                           baseline_name=baseline_name),
-        timeseries_chart(summary, outdir / "timeseries.png", previous=previous, baseline=baseline,
-                         baseline_name=baseline_name),
-        server_chart(summary, outdir / "server_series.png"),
-    ]
-    if requests is not None:
-        made.append(timeline_chart(list(requests), outdir / "timeline.png", window=summary.get("window")))
-    if sweep is not None:
-        made.extend(sweep_charts(sweep, outdir / "sweep_latency.png", outdir / "sweep_throughput.png",
-                                 slo=summary.get("slo"), baseline_name=baseline_name))
-    return [p for p in made if p is not None]

@@ -1,0 +1,73 @@
+"""drawing.py: the charts drawn by the worker processes are the files, and bytes, drawn here; errors and dead
+workers are handled as if the charts were drawn here."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import types
+
+import pytest
+from test_load_charts import requests, run_summary, sweep_points
+
+from llamatest.load.output import drawing
+
+
+def overlays() -> dict:
+    baseline = run_summary(scale=1.2, seed=2)
+    baseline["baseline"] = {"name": "release-b4321"}
+    return {"previous": run_summary(seed=1), "baseline": baseline, "requests": requests(),
+            "sweep": {"current": sweep_points(1.0), "previous": sweep_points(1.1)}}
+
+
+def test_the_workers_draw_the_same_files_and_bytes_as_this_process(tmp_path):
+    summary = run_summary(slo={"ttft_ms": 150})
+    here = drawing.charts(summary, tmp_path / "here", **overlays())
+    beside = drawing.draw_beside(drawing.chart_jobs(summary, tmp_path / "beside", **overlays()))
+    assert beside.futures is not None, "drawn by the workers"
+    paths = beside.paths()
+    assert [p.name for p in paths] == [p.name for p in here] == [
+        "latency_percentiles.png", "distributions.png", "timeseries.png", "timeline.png", "sweep_latency.png",
+        "sweep_throughput.png"]
+    assert [p.read_bytes() for p in paths] == [p.read_bytes() for p in here]
+    assert drawing._POOL, "the workers are kept for the next drawing"
+
+
+def test_a_chart_that_fails_in_a_worker_raises_its_error_here(tmp_path):
+    jobs = [("latency_chart", ({"metrics": {}}, tmp_path / "x" / "no-such-folder" / "l.png"), {})]
+    with pytest.raises(FileNotFoundError):
+        drawing.draw_beside(jobs).paths()
+
+
+def test_charts_owed_by_a_dead_worker_are_drawn_here_and_the_next_drawing_forks_new_workers(tmp_path):
+    drawing.draw_beside(drawing.chart_jobs(run_summary(), tmp_path / "first")).paths()
+    pool = drawing._POOL[0]
+    for pid in list(pool._processes):
+        os.kill(pid, signal.SIGKILL)
+    paths = drawing.draw_beside(drawing.chart_jobs(run_summary(), tmp_path / "second")).paths()
+    assert [p.name for p in paths] == ["latency_percentiles.png", "distributions.png", "timeseries.png"]
+    after = drawing.draw_beside(drawing.chart_jobs(run_summary(), tmp_path / "third"))
+    assert after.futures is not None and drawing._POOL[0] is not pool
+    assert len(after.paths()) == 3
+
+
+def test_with_ray_running_here_no_worker_is_forked(tmp_path, monkeypatch):
+    monkeypatch.setattr(drawing, "_POOL", [])
+    monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(is_initialized=lambda: True))
+    owed = drawing.draw_beside(drawing.chart_jobs(run_summary(), tmp_path))
+    assert owed.futures is None and drawing._POOL == []
+    assert [p.name for p in owed.paths()] == ["latency_percentiles.png", "distributions.png", "timeseries.png"]
+
+
+def test_a_worker_leaves_the_logging_and_ctrl_c_of_the_process_it_was_forked_from_alone(monkeypatch):
+    # Robot's logging handler writes to the parent's open output.xml: a fork's copy of it would corrupt the file.
+    handlers = [logging.NullHandler()]
+    monkeypatch.setattr(logging.root, "handlers", handlers)
+    monkeypatch.setattr(logging.root, "level", logging.DEBUG)
+    installed = {}
+    monkeypatch.setattr(signal, "signal", lambda signum, handler: installed.__setitem__(signum, handler))
+    drawing._worker_start()
+    assert handlers == [] and logging.root.level == logging.WARNING
+    assert installed == {signal.SIGINT: signal.SIG_IGN, signal.SIGTERM: signal.SIG_DFL}
