@@ -10,8 +10,8 @@ from robot.api.deco import keyword, library
 from llamatest import deadlines
 from llamatest.mcp import config as _config
 from llamatest.mcp import processes as _processes
-from llamatest.mcp import reference as _reference
 from llamatest.mcp.http_server import HttpMcpServer, json_rpc_reply
+from llamatest.mcp.sdk import BackgroundSdk
 from robot_glue import output_dir
 
 POLL_S = 0.1
@@ -36,8 +36,9 @@ class McpLibrary:
         self.marker = f"llamatest-mcp-{uuid.uuid4().hex[:12]}"
         self._http: HttpMcpServer | None = None
         self._tools: dict[str, list[dict]] = {}  # kind -> the SDK's listing
-        # the SDK client's own fixtures: each kind is started once for the suite, not once per expected answer
-        self._reference = _reference.ReferenceSessions()
+        # the SDK client and its own fixtures (each kind started once for the suite, not once per expected answer),
+        # imported in the background from now on (llamatest.mcp.sdk)
+        self._sdk = BackgroundSdk()
 
     @keyword("Write Mcp Config")
     def write_mcp_config(self, *entries: dict, marker: str | None = None) -> str:
@@ -58,27 +59,28 @@ class McpLibrary:
         for entry in entries:
             kind = entry["kind"]
             if kind not in self._tools:
-                self._tools[kind] = self._reference.tools(_reference_command(kind))
-            items.extend(_reference.tools_entry(entry["name"], tool) for tool in self._tools[kind])
+                self._tools[kind] = self._sdk.sessions().tools(_reference_command(kind))
+            items.extend(self._sdk.module().tools_entry(entry["name"], tool) for tool in self._tools[kind])
         return sorted(items, key=lambda item: item["tool"])
 
     @keyword("Start Sdk Reference Fixtures")
     def start_sdk_reference_fixtures(self, *entries: dict) -> None:
         """Starts, in the background, the fixtures of ``entries`` that the SDK client asks for the expected
-        answers (one per kind, for the whole suite), so that they start while llama-server does; the first
-        expected answer of a kind waits for its fixture."""
-        self._reference.open([_reference_command(entry["kind"]) for entry in entries])
+        answers (one per kind, for the whole suite), so that they start while llama-server does (once the SDK is
+        imported, itself in the background); the first expected answer of a kind waits for its fixture."""
+        self._sdk.open_later([_reference_command(entry["kind"]) for entry in entries])
 
     @keyword("Expected Mcp Answer")
     def expected_mcp_answer(self, entry: dict, tool: str, **arguments) -> dict:
         """The ``POST /tools`` body llama-server should answer for ``tool`` of ``entry`` with ``arguments``:
         the SDK client's result of the same call, mapped as the server's README-dev says."""
-        return _reference.tools_answer(self._reference.call(_reference_command(entry["kind"]), tool, arguments))
+        answer = self._sdk.sessions().call(_reference_command(entry["kind"]), tool, arguments)
+        return self._sdk.module().tools_answer(answer)
 
     @keyword("Tool Call Bodies")
     def tool_call_bodies(self, tool: str, argument: str, *values) -> list[dict]:
         """One ``POST /tools`` body per value: ``tool`` called with ``{argument: value}``, in order."""
-        return [_reference.tool_call_body(tool, {argument: value}) for value in values]
+        return [self._sdk.module().tool_call_body(tool, {argument: value}) for value in values]
 
     @keyword("Answers Should Be Equal")
     def answers_should_be_equal(self, answer: dict, expected: dict) -> None:
@@ -115,7 +117,7 @@ class McpLibrary:
         """Stops the HTTP fixture and the SDK client's own fixtures, and kills any fixture process of the suite
         left alive (with a warning)."""
         self.stop_http_mcp_server()
-        self._reference.close()
+        self._sdk.close()
         left = _processes.fixture_processes(self.marker)
         if left:
             logger.warn(f"MCP fixture processes left alive, killed: {_processes.describe(left)}")
@@ -126,6 +128,7 @@ class McpLibrary:
     @keyword("Start Http Mcp Server")
     def start_http_mcp_server(self) -> str:
         """Starts the echo MCP server over streamable HTTP on 127.0.0.1; returns its URL."""
+        self._sdk.module()  # the SDK's server, loaded in the background
         self._http = HttpMcpServer()
         return self._http.start()
 
@@ -150,7 +153,7 @@ class McpLibrary:
     @keyword("Http Mcp Tools")
     def http_mcp_tools(self, url: str) -> list[str]:
         """The tool names the MCP server at ``url`` lists to the SDK client (streamable HTTP)."""
-        return [tool["name"] for tool in _reference.sdk_tools_at(url)]
+        return [tool["name"] for tool in self._sdk.module().sdk_tools_at(url)]
 
 
 

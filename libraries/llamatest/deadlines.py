@@ -50,6 +50,7 @@ QUIET_S: dict[str, float] = {
     "fixture": 10.0,  # a call into an in-process fixture server's event loop, and its stop
     "fixture_shutdown": 1.0,  # a fixture server's open handlers to finish when it stops (then cancelled)
     "mcp_call": 30.0,  # one MCP client session: connect, initialize, one call
+    "mcp_import": 30.0,  # the mcp SDK imported in the background, its client sessions ready (about a second)
     "mcp_stop": 10.0,  # an MCP fixture server to stop
     "mcp_exit": 5.0,  # MCP fixture processes to end after their server stopped
     "download": 120.0,  # one download of upstream's test list

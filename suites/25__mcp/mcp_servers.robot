@@ -11,8 +11,10 @@ Documentation       MCP servers: llama-server reads a Cursor-format `mcpServers`
 ...                 The tests that call `echo` come last: llama-server spawns it on the first call, and the SDK server
 ...                 takes about a second to start (importing the mcp package). The set-up sends that first call in the
 ...                 background, so that it starts while the tests of the other servers run. It also launches the
-...                 servers of the proxy and process tests once the suite's is up, and each of those tests waits for
-...                 its own.
+...                 servers of the URL, proxy and process tests once the suite's is up, and each of those tests waits
+...                 for its own. The HTTP fixture, which needs the mcp SDK, starts after the suite's server: McpLibrary
+...                 imports the SDK meanwhile (most of a second), so the server that names the fixture by `url` is
+...                 `remote`, started after it.
 Resource            ../../resources/mcp.resource
 Suite Setup         Start Suite Server With Every Fixture
 Suite Teardown      Stop Servers And Mcp Fixtures
@@ -98,9 +100,11 @@ A Server Whose Command Does Not Exist Has No Tools And Cannot Be Called
     Error Response Should Be    ${resp}    404    not_found_error
 
 A Server Given By URL Is Never Contacted
-    [Documentation]    The HTTP fixture answered the SDK client before llama-server started (suite setup); since
-    ...    then it has received no request.
-    ${names} =    Listed Tool Names
+    [Documentation]    The server `remote` has the HTTP fixture, given by `url`, beside a `plain` one (llama-server
+    ...    turns `/tools` off without a server it can spawn). The fixture answered the SDK client before `remote`
+    ...    started (suite setup); since then it has received no request.
+    Wait Until Server Is Ready    remote
+    ${names} =    Listed Tool Names    server=remote
     Should Not Contain Match    ${names}    remote_*
     ${count} =    Http Mcp Server Request Count
     Should Be Equal    ${count}    ${HTTP_SDK_REQUESTS}    llama-server sent requests to ${HTTP_URL}
@@ -211,17 +215,19 @@ Concurrent Echo Answers Should Be The Sdk Answers
     END
 
 Start Suite Server With Every Fixture
-    [Documentation]    Starts the HTTP fixture, then the suite's server with one entry of each kind while the SDK
-    ...    client's own fixtures start beside it; then launches the servers of the proxy and process tests and
-    ...    sends the first call to `echo` in the background (see the suite's documentation). The suite's server
-    ...    comes first: with `$LLAMA_SERVER_URL` set, it skips the suite before any other starts.
-    Start The Http Fixture
+    [Documentation]    Starts the suite's server with one entry of each kind stdio takes, while McpLibrary imports
+    ...    the mcp SDK in the background and the SDK client's own fixtures start beside it; then the HTTP fixture
+    ...    (which needs the SDK); then launches the servers of the URL, proxy and process tests and sends the first
+    ...    call to `echo` in the background (see the suite's documentation). The suite's server comes first among
+    ...    the servers: with `$LLAMA_SERVER_URL` set, it skips the suite before any other starts.
     Create Directory    ${PLACE_DIR}
     Time Out The Waiting Servers After    ${SHORT_TIMEOUT}
     Start Sdk Reference Fixtures    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
     ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}
     Start Server With Mcp Servers    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
-    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}    ${MISSING}    ${REMOTE}
+    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}    ${MISSING}
+    Start The Http Fixture
+    Launch Server With Mcp Servers    ${PLAIN}    ${REMOTE}    alias=remote
     Launch Preset Server    tiny-1-slot    --ui-mcp-proxy    alias=proxy
     Launch Server With Mcp Servers    ${GRANDCHILD}    alias=third    marker=llamatest-mcp-third
     Launch Server With Mcp Servers    ${PLAIN}    alias=second    marker=llamatest-mcp-second

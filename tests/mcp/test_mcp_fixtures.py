@@ -11,6 +11,7 @@ import pytest
 
 from llamatest.mcp import config, processes, reference
 from llamatest.mcp.http_server import HttpMcpServer, json_rpc_reply
+from llamatest.mcp.sdk import BackgroundSdk
 from llamatest.settings import ENV_MCP_LIFETIME
 
 ECHO_TOOLS = {"echo", "add", "repeat", "fail", "whereami", "count"}
@@ -147,3 +148,14 @@ def test_json_rpc_reply_comes_from_the_first_data_line_or_the_whole_body():
     assert json_rpc_reply('{"jsonrpc": "2.0", "id": 1, "result": {}}') == {"jsonrpc": "2.0", "id": 1, "result": {}}
     stream = 'event: message\ndata: {"id": 1, "result": 2}\n\ndata: {"id": 2}\n\n'
     assert json_rpc_reply(stream) == {"id": 1, "result": 2}
+
+
+def test_the_background_sdk_opens_what_was_queued_and_answers_after_it():
+    sdk = BackgroundSdk()
+    command = config.fixture_command("plain", "unit")
+    sdk.open_later([command])  # returns at once, before the import is done
+    try:
+        assert {tool["name"] for tool in sdk.sessions().tools(command)} == {"echo", "whereami"}
+        assert sdk.module().tool_call_body("x_echo", {"a": 1}) == {"tool": "x_echo", "params": {"a": 1}}
+    finally:
+        sdk.close()
