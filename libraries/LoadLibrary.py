@@ -16,6 +16,7 @@ from llamatest.load.analysis import verdicts as _verdicts
 from llamatest.load.analysis.compare import compare as _compare
 from llamatest.load.engine.client import Target
 from llamatest.load.engine.profiles import Profile
+from llamatest.load.output import drawing
 from llamatest.load.output.history import History
 from llamatest.load.pipeline import (
     Checks,
@@ -167,6 +168,7 @@ class LoadLibrary:
         """``count`` prompts that make exactly ``tokens`` prompt tokens on ``route`` for the server's model
         (on the chat route: the whole templated prompt), each with a unique start. Give the same ``route``
         as the run, and the ``api_key`` of a server started with one."""
+        drawing.prepare()  # the chart workers start while the prompts are made, not after the first run
         prompts = datasets.fixed_length_prompts(_base_url(server), count, tokens, seed=seed, route=route,
                                                 headers=_headers(server, api_key))
         dataset = Dataset(f"fixed-{tokens}-tokens", tuple(prompts), {"seed": seed, "tokens": tokens, "route": route})

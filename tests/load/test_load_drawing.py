@@ -7,12 +7,24 @@ import logging
 import os
 import signal
 import sys
+import threading
+import time
 import types
 
 import pytest
 from test_load_charts import requests, run_summary, sweep_points
 
 from llamatest.load.output import drawing
+
+
+@pytest.fixture
+def own_workers(monkeypatch):
+    """Workers of this test's own, ended after it (the module's are kept for the other tests)."""
+    monkeypatch.setattr(drawing, "_POOL", [])
+    monkeypatch.setattr(drawing, "_STARTING", [])
+    yield drawing._POOL
+    for pool in drawing._POOL:
+        pool.shutdown()
 
 
 def overlays() -> dict:
@@ -68,6 +80,28 @@ def test_a_worker_leaves_the_logging_and_ctrl_c_of_the_process_it_was_forked_fro
     monkeypatch.setattr(logging.root, "level", logging.DEBUG)
     installed = {}
     monkeypatch.setattr(signal, "signal", lambda signum, handler: installed.__setitem__(signum, handler))
-    drawing._worker_start()
+    drawing._worker_start(threading.Barrier(1))
     assert handlers == [] and logging.root.level == logging.WARNING
     assert installed == {signal.SIGINT: signal.SIG_IGN, signal.SIGTERM: signal.SIG_DFL}
+
+
+def test_prepared_workers_have_started_when_ready_returns(own_workers, tmp_path):
+    drawing.ready()  # nothing prepared: nothing to wait for
+    assert own_workers == []
+    drawing.prepare()
+    drawing.prepare()  # once is enough
+    assert len(drawing._STARTING) == 1
+    drawing.ready()
+    assert drawing._STARTING == [] and len(own_workers[0]._processes) == drawing.WORKERS
+    assert len(drawing.draw_beside(drawing.chart_jobs(run_summary(), tmp_path)).paths()) == 3
+
+
+def test_a_worker_that_dies_while_starting_leaves_the_charts_to_this_process(own_workers, tmp_path, monkeypatch):
+    start = drawing._worker_start
+    monkeypatch.setattr(drawing, "_worker_start", lambda started: time.sleep(60))  # forked: a start that hangs
+    drawing.prepare()
+    monkeypatch.setattr(drawing, "_worker_start", start)  # the next workers start as they should
+    os.kill(next(iter(own_workers[0]._processes)), signal.SIGKILL)
+    drawing.ready()
+    assert own_workers == [], "the broken pool is dropped"
+    assert len(drawing.draw_beside(drawing.chart_jobs(run_summary(), tmp_path)).paths()) == 3

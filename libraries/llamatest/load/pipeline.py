@@ -100,6 +100,7 @@ class Plan:
     def run(self, profile: Profile) -> RunRecord:
         """Runs ``profile`` in this process, or sharded over Ray workers; with ``noise``, hostile traffic beside it
         (its record in ``run.meta["noise"]``)."""
+        drawing.ready()  # chart workers still starting would take the cores from the timed requests
         if self.noise is None:
             return self._run(profile)
         with NoiseBeside(self.target, self.noise) as beside:

@@ -13,6 +13,7 @@ bytes are the same.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import pickle
@@ -30,6 +31,7 @@ from llamatest import deadlines
 WORKERS = 2  # the machine's two cores: the run is over, so both are the charts' (more would only queue)
 Job = tuple[str, tuple, dict]  # (a drawing function of ``charts``, its arguments, its named arguments)
 _POOL: list[ProcessPoolExecutor] = []  # the workers, once forked
+_STARTING: list[Future] = []  # prepare's job, done once both workers have started: what ready waits for
 
 
 def chart_jobs(summary: Mapping[str, Any], outdir: str | Path, *, previous: Mapping[str, Any] | None = None,
@@ -113,24 +115,54 @@ def draw_beside(jobs: list[Job]) -> Drawing:
     return Drawing(jobs)
 
 
+def prepare() -> None:
+    """Forks the workers now, so that they import matplotlib while the caller makes a run's prompts rather than
+    when its first charts are due; `ready` (before any request is timed) waits until they are idle."""
+    pool = _pool()
+    if pool is not None and not _STARTING:
+        with contextlib.suppress(BrokenProcessPool):
+            _STARTING.append(pool.submit(int))  # a fork pool forks all its workers at the first submit
+
+
+def ready() -> None:
+    """Returns once the workers `prepare` forked have started (matplotlib imported): until then they take the cores
+    that a run's timed requests must have. A worker that died on the way only leaves its charts to this process."""
+    if not _STARTING:
+        return
+    limit = deadlines.deadline("charts")
+    try:
+        _STARTING[0].result(timeout=limit)  # a job runs after its worker's start, whose barrier waits for both
+    except BrokenProcessPool:
+        _POOL.clear()
+    except TimeoutError:
+        raise RuntimeError(f"the chart workers did not start within {limit:g} s") from None
+    finally:
+        _STARTING.clear()
+
+
 def _pool() -> ProcessPoolExecutor | None:
     if not _POOL:
         ray = sys.modules.get("ray")
         if "fork" not in multiprocessing.get_all_start_methods() or (ray is not None and ray.is_initialized()):
             return None
-        _POOL.append(ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("fork"),
-                                         initializer=_worker_start))
+        context = multiprocessing.get_context("fork")
+        _POOL.append(ProcessPoolExecutor(WORKERS, mp_context=context, initializer=_worker_start,
+                                         initargs=(context.Barrier(WORKERS),)))
     return _POOL[0]
 
 
-def _worker_start() -> None:
+def _worker_start(started: Any) -> None:
     """A worker is a fork of this process: it must leave this process's outputs alone. Logging handlers go (Robot's
     writes to the parent's open output.xml, whose unwritten buffer the fork copied: matplotlib's font look-ups
-    log at DEBUG and would interleave it into the file); Ctrl-C is the parent's to handle (it ends the workers)."""
+    log at DEBUG and would interleave it into the file); Ctrl-C is the parent's to handle (it ends the workers).
+    Then it imports matplotlib and waits at ``started`` for the other worker: no job runs before both have."""
     logging.root.handlers.clear()
     logging.root.setLevel(logging.WARNING)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    from llamatest.load.output import charts  # noqa: F401 (imported for the drawings to come)
+
+    started.wait(deadlines.deadline("charts"))
 
 
 def _paths(results: Iterable[Path | list[Path] | None]) -> list[Path]:
