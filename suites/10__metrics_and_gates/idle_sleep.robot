@@ -6,11 +6,11 @@ Documentation       `--sleep-idle-seconds 1`: after a second without work the se
 ...                 Every test first waits (with a deadline) until its server sleeps, so none depends on the
 ...                 order of the tests or on how long the previous one took. One second is the least idle time the
 ...                 server takes (whole seconds; 0 and below -1 are refused, see `bad_arguments.robot`), so each
-...                 sleep lasts about a second. Two servers, started one after the other, fall asleep for the first
-...                 time while the first tests run: `suite` (for the monitoring routes, the first route that wakes
-...                 it, and the two tests that need a sleep after a completion of their own, one second each) and
-...                 `woken` (for the second route that wakes the server, which would otherwise wait for `suite` to
-...                 fall asleep again after the first).
+...                 sleep lasts about a second. The two tests that need a sleep after a completion of their own come
+...                 first: the first one's sleep is the server's first, and the second leaves it asleep for the
+...                 monitoring routes. Two servers: `suite` for all but one test, and `woken`, started right after
+...                 it, for the second route that wakes the server, which would otherwise wait for `suite` to fall
+...                 asleep again after the first woke it.
 Resource            ../../resources/metrics.resource
 Resource            ../../resources/completion.resource
 Suite Setup         Start Servers That Sleep After One Idle Second
@@ -25,20 +25,6 @@ Test Tags           sleep
 
 
 *** Test Cases ***                                  METHOD    PATH
-Health Does Not Wake A Sleeping Server              GET       /health
-V1 Health Does Not Wake A Sleeping Server           GET       /v1/health
-Props Do Not Wake A Sleeping Server                 GET       /props
-Metrics Do Not Wake A Sleeping Server               GET       /metrics
-Model List Does Not Wake A Sleeping Server          GET       /v1/models
-Ollama Model List Does Not Wake A Sleeping Server   GET       /models
-
-Routes That Need The Model Wake The Server
-    [Documentation]    Tokenizing needs the vocabulary, and `/slots` is answered by the task loop, which has
-    ...    to wake to answer.
-    [Template]    Request Should Wake The Server
-    POST    /tokenize    ${TOKENIZE_BODY}    server=suite
-    GET     /slots       server=woken
-
 Completion Wakes The Server And Answers As Before The Sleep
     [Template]    NONE
     ${before} =    Complete    a prompt across a sleep    n_predict=${8}
@@ -55,6 +41,20 @@ Metrics Of A Sleeping Server Keep The Counts From Before The Sleep
     Wait Until Server Sleeps
     ${asleep} =    Scrape Metrics
     Counter Should Have Grown By    ${before}    ${asleep}    llamacpp:tokens_predicted_total    ${4}
+
+Health Does Not Wake A Sleeping Server              GET       /health
+V1 Health Does Not Wake A Sleeping Server           GET       /v1/health
+Props Do Not Wake A Sleeping Server                 GET       /props
+Metrics Do Not Wake A Sleeping Server               GET       /metrics
+Model List Does Not Wake A Sleeping Server          GET       /v1/models
+Ollama Model List Does Not Wake A Sleeping Server   GET       /models
+
+Routes That Need The Model Wake The Server
+    [Documentation]    Tokenizing needs the vocabulary, and `/slots` is answered by the task loop, which has
+    ...    to wake to answer.
+    [Template]    Request Should Wake The Server
+    POST    /tokenize    ${TOKENIZE_BODY}    server=suite
+    GET     /slots       server=woken
 
 
 *** Keywords ***
