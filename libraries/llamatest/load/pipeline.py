@@ -216,9 +216,9 @@ class Checks:
 
 
 def _run_checked(plan: Plan, profile: Profile, server: dict, outdir: Path, slo: dict | None,
-                 checks: Checks) -> tuple[RunRecord, dict, dict, dict[str, Path]]:
+                 checks: Checks) -> tuple[RunRecord, dict, dict]:
     """One pass, or one per trial (its files in ``outdir/trial-<i>``), then the answer checks, whose block and
-    flags go into the summary written at ``outdir``."""
+    flags go into the summary: (run, summary, `metrics.measure`)."""
     if checks.repeats == 1:
         run, summary, measured = plan.run_and_measure(profile, server, slo, checks.server_pid)
     else:
@@ -236,8 +236,7 @@ def _run_checked(plan: Plan, profile: Profile, server: dict, outdir: Path, slo: 
                                   seed=checks.answer_seed) if checks.answers else None)
     summary["answers"], flags = answers.assess(run, check)
     summary["flags"] = {**summary.get("flags", {}), **flags}
-    paths = results.write_run(outdir, run, summary, summary["run"], request_metrics=lambda r: measured[r.index][0])
-    return run, summary, measured, paths
+    return run, summary, measured
 
 
 def execute(plan: Plan, profile: Profile, *, outdir: Path, history_root: Path, baseline: str | None = None,
@@ -245,15 +244,17 @@ def execute(plan: Plan, profile: Profile, *, outdir: Path, history_root: Path, b
     """Runs ``profile`` (with ``checks``: trials, answers sent again) and returns everything about it (see the
     module documentation)."""
     server = server_identity(plan.target.base_url, plan.target.headers)
-    run, summary, measured, paths = _run_checked(plan, profile, server, outdir, slo, checks or Checks())
+    run, summary, measured = _run_checked(plan, profile, server, outdir, slo, checks or Checks())
     history = History(history_root)
     load_run = LoadRun(name=plan.name, run=run, summary=summary, outdir=outdir,
                        previous=history.previous_comparable(summary),
                        baseline=history.baseline(baseline_key(baseline, plan.name)) if baseline else None,
-                       baseline_name=baseline, paths=paths)
-    # The charts are drawn beside the comparisons (the run is over: its requests are no longer timed).
+                       baseline_name=baseline)
+    # The charts are drawn beside the files and the comparisons (the run is over: no request is timed now).
     drawing = _draw(summary, outdir, previous=load_run.previous, baseline=load_run.baseline,
                     requests=run.measured, baseline_name=baseline)
+    load_run.paths = results.write_run(outdir, run, summary, summary["run"],
+                                       request_metrics=lambda r: measured[r.index][0])
     if load_run.previous is not None:
         load_run.comparisons["previous"] = trials.compare(summary, load_run.previous)
     if load_run.baseline is not None:
