@@ -6,10 +6,12 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
 import types
+from pathlib import Path
 
 import pytest
 from test_load_charts import requests, run_summary, sweep_points
@@ -80,9 +82,35 @@ def test_a_worker_leaves_the_logging_and_ctrl_c_of_the_process_it_was_forked_fro
     monkeypatch.setattr(logging.root, "level", logging.DEBUG)
     installed = {}
     monkeypatch.setattr(signal, "signal", lambda signum, handler: installed.__setitem__(signum, handler))
-    drawing._worker_start(threading.Barrier(1))
+    tied = []
+    monkeypatch.setattr(drawing, "die_with_parent", lambda: tied.append(True))
+    drawing._worker_start(threading.Barrier(1), os.getppid())
     assert handlers == [] and logging.root.level == logging.WARNING
     assert installed == {signal.SIGINT: signal.SIG_IGN, signal.SIGTERM: signal.SIG_DFL}
+    assert tied == [True], "a worker ends with the process it was forked from"
+
+
+def test_a_worker_ends_with_the_process_it_was_forked_from(tmp_path):
+    # A process that forks the workers, then is killed: its workers must not stay behind, waiting for jobs.
+    script = tmp_path / "parent.py"
+    script.write_text("import os, sys\nfrom llamatest.load.output import drawing\ndrawing.prepare()\ndrawing.ready()\n"
+                      "print(' '.join(str(p) for p in drawing._POOL[0]._processes), flush=True)\n"
+                      "os.kill(os.getpid(), 9)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60)
+    workers = [int(pid) for pid in done.stdout.split()]
+    assert len(workers) == drawing.WORKERS, done.stderr
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() and "Z" not in _state(pid) for pid in workers):
+        assert time.monotonic() < deadline, f"workers {workers} outlived their parent"
+        time.sleep(0.05)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "Z"
 
 
 def test_prepared_workers_have_started_when_ready_returns(own_workers, tmp_path):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing
+import os
 import pickle
 import signal
 import sys
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from llamatest import deadlines
+from llamatest.server.registry import die_with_parent
 
 WORKERS = 2  # the machine's two cores: the run is over, so both are the charts' (more would only queue)
 Job = tuple[str, tuple, dict]  # (a drawing function of ``charts``, its arguments, its named arguments)
@@ -147,15 +149,19 @@ def _pool() -> ProcessPoolExecutor | None:
             return None
         context = multiprocessing.get_context("fork")
         _POOL.append(ProcessPoolExecutor(WORKERS, mp_context=context, initializer=_worker_start,
-                                         initargs=(context.Barrier(WORKERS),)))
+                                         initargs=(context.Barrier(WORKERS), os.getpid())))
     return _POOL[0]
 
 
-def _worker_start(started: Any) -> None:
+def _worker_start(started: Any, parent: int) -> None:
     """A worker is a fork of this process: it must leave this process's outputs alone. Logging handlers go (Robot's
     writes to the parent's open output.xml, whose unwritten buffer the fork copied: matplotlib's font look-ups
-    log at DEBUG and would interleave it into the file); Ctrl-C is the parent's to handle (it ends the workers).
+    log at DEBUG and would interleave it into the file); Ctrl-C is the parent's to handle (it ends the workers),
+    and the worker ends with its ``parent`` (killed, the parent would leave it waiting for jobs forever).
     Then it imports matplotlib and waits at ``started`` for the other worker: no job runs before both have."""
+    die_with_parent()
+    if os.getppid() != parent:
+        os._exit(0)  # the parent died before the line above: nothing would have ended this worker
     logging.root.handlers.clear()
     logging.root.setLevel(logging.WARNING)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
