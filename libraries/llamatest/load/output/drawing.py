@@ -4,11 +4,12 @@ A run's charts (see ``charts``) take most of a second of one core, nearly all of
 (tick objects, text layout), so threads would only queue for the GIL. `draw_beside` hands them to two worker
 processes, which draw them side by side on the cores the finished run has left idle, while the keyword
 compares the run with the previous one and saves it; `Drawing.paths` waits for them before the keyword
-returns, so no chart is drawn while requests are being timed. The workers are forked at the first drawing and
-kept for the life of the process: matplotlib is imported once in each, never in this process. Where a fork is
-not safe (Ray's gRPC threads running here) or not available, the charts are drawn here, one after the other;
-so they are when a worker died (its pool is then replaced at the next drawing). Either way the files and their
-bytes are the same.
+returns, so no chart is drawn while requests are being timed. The workers are forked once and kept for the
+life of the process, at `prepare` (while a run's prompts are made; `ready` then holds the run's requests until
+both have started) or else at the first drawing: matplotlib is imported once in each, and in this process only
+when it draws itself. Where a fork is not safe (Ray's gRPC threads running here) or not available, the charts
+are drawn here, one after the other; so they are when a worker died (its pool is then replaced at the next
+drawing). Either way the files and their bytes are the same.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def chart_jobs(summary: Mapping[str, Any], outdir: str | Path, *, previous: Mapp
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     if baseline is not None and not baseline_name:
-        from llamatest.load.output.charts import _dig  # matplotlib here too, but only for a run with a baseline
+        from llamatest.load.output.charts import _dig  # matplotlib imported here: only a baseline run needs it
 
         baseline_name = _dig(baseline, "baseline", "name") or _dig(baseline, "run", "server_build")
     overlays = {"previous": previous, "baseline": baseline, "baseline_name": baseline_name}
