@@ -26,7 +26,6 @@ from urllib.parse import urlsplit
 import numpy as np
 import psutil
 import requests
-from scipy import stats
 
 from llamatest import deadlines
 from llamatest.load.engine.record import RunRecord
@@ -87,6 +86,8 @@ def _slope(served: np.ndarray, values: np.ndarray) -> tuple[float, float]:
     """(slope per request, p-value); a flat series is slope 0, p 1."""
     if np.ptp(values) == 0:
         return 0.0, 1.0
+    from scipy import stats  # here, not at import: scipy.stats takes 0.85 s to import, and only soak runs need it
+
     fit = stats.linregress(served, values)
     return float(fit.slope), float(fit.pvalue)
 

@@ -19,7 +19,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from llamatest.load.analysis import compare as _compare
 
@@ -47,6 +46,8 @@ def interval(values: list[float]) -> dict[str, float | None]:
     out: dict[str, float | None] = {"mean": float(x.mean()), "lo": None, "hi": None, "min": float(x.min()),
                                     "max": float(x.max()), "n": len(x)}
     if len(x) >= 2:
+        from scipy import stats  # repeated runs only: scipy.stats takes 0.85 s to import (every load suite's set-up)
+
         sem = float(stats.sem(x))
         lo, hi = (out["mean"], out["mean"]) if sem == 0 else stats.t.interval(CONFIDENCE, len(x) - 1,
                                                                              loc=x.mean(), scale=sem)
@@ -83,6 +84,8 @@ def _per_trial(summary: Mapping[str, Any], name: str) -> list[float]:
 
 def difference_interval(current: list[float], reference: list[float]) -> tuple[float, float]:
     """95 % interval of mean(current) - mean(reference) from the spread between trials (see the module)."""
+    from scipy import stats  # see interval
+
     cur, ref = np.asarray(current, dtype=float), np.asarray(reference, dtype=float)
     diff = float(cur.mean() - ref.mean())
     if len(cur) >= 2 and len(ref) >= 2:
