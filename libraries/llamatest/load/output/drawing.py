@@ -160,13 +160,13 @@ def _worker_start(started: Any, parent: int) -> None:
     log at DEBUG and would interleave it into the file); Ctrl-C is the parent's to handle (it ends the workers),
     and the worker ends with its ``parent`` (killed, the parent would leave it waiting for jobs forever).
     Then it imports matplotlib and waits at ``started`` for the other worker: no job runs before both have."""
-    die_with_parent()
-    if os.getppid() != parent:
-        os._exit(0)  # the parent died before the line above: nothing would have ended this worker
     logging.root.handlers.clear()
     logging.root.setLevel(logging.WARNING)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # first: the parent's death is told with SIGTERM
+    die_with_parent()
+    if os.getppid() != parent:
+        os._exit(0)  # the parent died before the line above: nothing would have ended this worker
     from llamatest.load.output import charts  # noqa: F401 (imported for the drawings to come)
 
     started.wait(deadlines.deadline("charts"))
