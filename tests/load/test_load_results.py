@@ -304,6 +304,21 @@ def test_a_run_changed_since_it_was_indexed_and_a_damaged_index_are_read_again(t
         p.relative_to(tmp_path).as_posix() for p in history.run_paths()}
 
 
+def test_a_history_whose_index_cannot_be_written_is_read_as_before(tmp_path, monkeypatch):
+    from llamatest.load.output import history as history_module
+
+    history = History(tmp_path)
+    older = saved(history, "A", "2026-12-01T07:00:00Z")
+
+    def refused(path, obj):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(history_module, "write_json", refused)
+    now = summary_from_samples({"ttft_ms": [1.0]}, config_key_="A", started_at="2026-12-01T11:00:00Z")
+    assert history.previous_comparable(now) == older
+    assert not (tmp_path / ".index.json").exists()
+
+
 def test_baseline_round_trip_keeps_samples_and_name(tmp_path):
     history = History(tmp_path)
     summary = summary_from_samples({"ttft_ms": [1.0, 2.0]})

@@ -251,8 +251,8 @@ def execute(plan: Plan, profile: Profile, *, outdir: Path, history_root: Path, b
                        baseline=history.baseline(baseline_key(baseline, plan.name)) if baseline else None,
                        baseline_name=baseline)
     # The charts are drawn beside the files and the comparisons (the run is over: no request is timed now).
-    drawing = _draw(summary, outdir, previous=load_run.previous, baseline=load_run.baseline,
-                    requests=run.measured, baseline_name=baseline)
+    charts = _draw(summary, outdir, previous=load_run.previous, baseline=load_run.baseline,
+                   requests=run.measured, baseline_name=baseline)
     load_run.paths = results.write_run(outdir, run, summary, summary["run"],
                                        request_metrics=lambda r: measured[r.index][0])
     if load_run.previous is not None:
@@ -260,7 +260,7 @@ def execute(plan: Plan, profile: Profile, *, outdir: Path, history_root: Path, b
     if load_run.baseline is not None:
         load_run.comparisons["baseline"] = trials.compare(summary, load_run.baseline)
     load_run.compat = {tool: metrics.compat(run, tool, measured=measured) for tool in metrics.COMPAT_TOOLS}
-    load_run.charts = drawing.paths()
+    load_run.charts = charts.paths()
     if summary["workload"].get("turns"):
         from llamatest.load.output.workload_charts import turns_chart  # matplotlib only when there is a chart to draw
 

@@ -17,6 +17,7 @@ on every load run; the index is read and checked in milliseconds.)
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -187,7 +188,8 @@ class History:
             fresh[name] = entry
             entries[path] = (entry[2], _parse_time(entry[3]))
         if read:
-            write_json(index_path, {"runs": fresh})
+            with contextlib.suppress(OSError):  # a history it cannot write to is read in full each time, as before
+                write_json(index_path, {"runs": fresh})
         return entries
 
     def _key_and_start(self, path: Path) -> tuple[str | None, str]:
