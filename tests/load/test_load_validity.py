@@ -165,26 +165,6 @@ def test_trend_gives_the_one_sided_p_value_of_a_rising_slope():
     assert noisy["p"] > 0.05
 
 
-def test_the_slope_its_error_and_p_value_are_scipy_linregress_to_the_bit():
-    from scipy import stats
-
-    from llamatest.load.analysis.validity import _linregress_greater
-
-    rng = np.random.default_rng(7)
-    cases = [(np.arange(20.0), 3 * np.arange(20.0) + 1), (np.arange(20.0), np.full(20, 4.0)),
-             (np.array([0.0, 0.0, 1.0, 1.0]), np.array([1.0, 2.0, 3.0, 5.0])),
-             (np.arange(5.0), -2 * np.arange(5.0))]
-    for n in (3, 4, 8, 40, 100, 1000):
-        t = np.sort(rng.uniform(1000.0, 1010.0, n))  # dispatch times far from 0, as a run's are
-        cases += [(t, rng.gamma(2.0, 10.0, n)), (t, 0.3 * t + rng.normal(0, 1, n)),
-                  (t, rng.integers(0, 4, n).astype(float)), (t, -0.01 * t + rng.normal(0, 0.001, n))]
-    for x, y in cases:
-        fit = stats.linregress(x, y, alternative="greater")
-        ours = _linregress_greater(x, y)
-        assert np.array_equal(np.array(ours, dtype=float), np.array([fit.slope, fit.stderr, fit.pvalue]),
-                              equal_nan=True), (x, y)
-
-
 def test_thresholds_are_validated_and_invalid_reasons_lists_set_flags():
     run = run_of(steady())
     with pytest.raises(ValueError, match="unknown validity threshold 'cpu'"):

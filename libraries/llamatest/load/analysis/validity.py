@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import special
+from scipy import stats as scipy_stats
 
 from llamatest import machine
 from llamatest.load.analysis import overhead, server_agreement
@@ -79,32 +79,16 @@ def trend(x, y) -> dict[str, float | None]:
     n = len(x)
     if n < 3 or float(((x - x.mean()) ** 2).sum()) <= 0:
         return {"n": n, "slope": None, "t": None, "p": None}
-    slope, stderr, pvalue = _linregress_greater(x, y)
-    slope = float(slope)
+    fit = scipy_stats.linregress(x, y, alternative="greater")
+    slope = float(fit.slope)
     scale = max(1.0, float(np.abs(y).max()))
-    if not math.isfinite(stderr) or stderr <= 1e-12 * scale:  # an exact line: the slope's sign decides
+    if not math.isfinite(fit.stderr) or fit.stderr <= 1e-12 * scale:  # an exact line: the slope's sign decides
         t = math.inf if slope > 1e-12 * scale else (-math.inf if slope < -1e-12 * scale else 0.0)
         p = 0.0 if t > 0 else (1.0 if t < 0 else 0.5)
     else:
-        t = slope / float(stderr)
-        p = 0.5 if t == 0.0 else float(pvalue)
+        t = slope / float(fit.stderr)
+        p = 0.5 if t == 0.0 else float(fit.pvalue)
     return {"n": n, "slope": slope, "t": t, "p": p}
-
-
-def _linregress_greater(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
-    """``scipy.stats.linregress(x, y, alternative="greater")``'s slope, slope stderr and p-value for 3 or more
-    points, by its own formulas (scipy 1.17) and scipy.special's t distribution, as linregress uses it: importing
-    scipy.stats took 0.85 s, the load library's import before every load suite (tests/load/test_load_validity.py
-    holds the three to scipy.stats' to the bit)."""
-    tiny = 1.0e-20
-    ssxm, ssxym, _, ssym = np.cov(x, y, bias=1).flat
-    if ssxm == 0.0 or ssym == 0.0:
-        r = np.asarray(np.nan if ssxym == 0 else 0.0)[()]
-    else:
-        r = np.clip(ssxym / np.sqrt(ssxm * ssym), -1.0, 1.0)
-    df = len(x) - 2
-    t = r * np.sqrt(df / ((1.0 - r + tiny) * (1.0 + r + tiny)))
-    return ssxym / ssxm, np.sqrt((1 - r**2) * ssym / ssxm / df), special.stdtr(df, -t)
 
 
 def oversaturation(run: RunRecord, *, alpha: float = 0.05, min_points: int = 8, ttft_rise_rel: float = 0.2,
