@@ -9,6 +9,7 @@ registry (swept by run.py), PR_SET_PDEATHSIG, and the facade's listener calling
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import socket
 import subprocess
@@ -32,6 +33,8 @@ from llamatest.textutil import join_url
 HOST = "127.0.0.1"
 BIND_ERRORS = ("couldn't bind", "address already in use")
 POLL_S = 0.02  # between two /health requests: a tiny model is ready in ~0.1 s
+LISTEN_LINE_S = 0.25  # how long a 200 waits for the server's own "listening on" line before /proc is read
+LISTEN_LINE_POLL_S = 0.002
 LOG_TAIL_LINES = 30
 TAIL_BYTES = 128 * 1024
 PORT_TAKEN = ("warn", "expected")
@@ -148,6 +151,23 @@ def listens_on_port(server: Server) -> bool:
         return False
 
 
+def owns_port(server: Server) -> bool:
+    """Identity check, cheap first: llama-server's own log names the address it listens on, and a port our process
+    bound is no other's. The line comes a moment after /health answers 200 (the server logs from a thread of its
+    own), so it is waited for up to ``LISTEN_LINE_S``; without it (a build that words it otherwise) `listens_on_port`
+    decides, which costs 10-30 ms a start: psutil parses every TCP socket of the machine, thousands in TIME_WAIT
+    during a run."""
+    line = re.compile(rf"listening on \S*:{server.port}\b")
+    end = time.monotonic() + LISTEN_LINE_S
+    while server.log is not None:
+        if line.search(tail(server.log, LOG_TAIL_LINES)):
+            return True
+        if time.monotonic() >= end:
+            break
+        time.sleep(LISTEN_LINE_POLL_S)
+    return listens_on_port(server)
+
+
 def api_prefix(flags) -> str:
     """The ``--api-prefix`` among the flags ("" without one): the server then answers /health under it."""
     flags = [str(flag) for flag in flags]
@@ -175,7 +195,7 @@ def wait_healthy(url: str, timeout: float, server: Server | None = None) -> None
             _fail_if_exited(server)
         try:
             resp = requests.get(join_url(url, "/health"), timeout=deadlines.deadline("health_poll"))
-            if resp.status_code == 200 and (server is None or listens_on_port(server)):
+            if resp.status_code == 200 and (server is None or owns_port(server)):
                 return
             last = f"HTTP {resp.status_code} {resp.text[:200]}"
         except requests.RequestException as exc:
