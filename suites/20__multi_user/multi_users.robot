@@ -9,8 +9,9 @@ Documentation       Several users at once on two slots: each is served on its ow
 ...                 decodes about 2,000 tokens a second, the two sends of a batch are under 2 ms apart, and one `/slots`
 ...                 and `/metrics` poll takes about 15 ms; but the second of two requests sent together sometimes starts
 ...                 on its slot some 0.1 s after the first (in one of 40 batches of 256 tokens, about 0.12 s each, the
-...                 two ran one after the other). `${N}` (768 tokens, about 0.6 s) keeps them side by side for at least
-...                 0.14 s in 40 of 40 batches, seen both busy by several polls and in the server's own decode counters.
+...                 two ran one after the other). `${N}` (384 tokens, about 0.2 s) keeps them side by side for at least
+...                 0.15 s in 40 of 40 batches of each of the three shapes (streamed, plain, chat), seen both busy by 9
+...                 polls or more and in the server's own decode counters (`--lengths 384 --runs 40`, 5290499).
 ...                 `${SHORT}` (192 tokens) keeps the first of six running long enough for `/metrics` to show the others
 ...                 queued (40 of 40 batches).
 Resource            ../../resources/slots.resource
@@ -23,7 +24,7 @@ Test Tags           multi-user
 *** Variables ***
 ${FIRST}        Once upon a time, in a village at the edge of a great forest, there lived an old clockmaker
 ${SECOND}       The committee met on a rainy Tuesday to decide, after years of debate, where the bridge should go
-${N}            ${768}
+${N}            ${384}
 ${SHORT}        ${192}
 ${BRIEF}        ${64}
 ${LONGEST}      ${2020}
