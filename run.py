@@ -238,6 +238,7 @@ class RobotRun:
     started: float = 0.0  # time.time() when it started
     first_attempt: Path | None = None  # --rerun-failed: the earlier output.xml, merged with this run's after it
     env: dict | None = None  # variables added to run.py's environment for this run (and the servers it starts)
+    parts_s: dict[str, float] | None = None  # --processes: robot's time of the parallel and the serial part
 
     def output_written(self) -> Path | None:
         """The output.xml this run wrote, if any."""
@@ -336,6 +337,10 @@ def combine_parallel(parallel: RobotRun, serial: RobotRun) -> RobotRun:
     outputs = [path for path in written if results[path].statistics.total.total] or written[:1]
     if not outputs:
         return merged  # the closing line says why nothing was written
+    # rebot --merge adds up the parts' times; the run took the parallel part's, then the serial part's
+    merged.parts_s = {run.label if run is serial else "parallel": results[path].suite.elapsed_time.total_seconds()
+                      for run, path in ((parallel, parallel.output_written()), (serial, serial.output_written()))
+                      if path in outputs}
     for log in parallel.output.parent.glob("pabot_results/*/*.srvlog"):  # where the log's links point
         shutil.copy2(log, merged.output.parent / log.name)
     rebot = [sys.executable, "-m", "robot.rebot", "--outputdir", str(merged.output.parent)]
@@ -754,7 +759,9 @@ def report_durations(runs: list[RobotRun], passthrough: list[str]) -> None:
     except Exception as err:  # a broken report must not cost the closing line
         say(f"durations not read: {type(err).__name__}: {err}")
         return
-    for line in durations.console_lines(found):
+    if suites.parts_s:
+        found.total_s = sum(suites.parts_s.values())
+    for line in durations.console_lines(found, suites.parts_s):
         say(line)
     durations.write(found, output.parent)
     if found.files:

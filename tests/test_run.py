@@ -503,6 +503,7 @@ def test_processes_merge_leaves_out_a_part_that_ran_no_test(tmp_path):
              "--log", "NONE", "--report", "NONE", str(suite)], stdout=subprocess.DEVNULL).returncode
     merged = run.combine_parallel(parallel, serial)
     assert run.tally(merged) == (1, 0, 0)
+    assert list(merged.parts_s) == ["parallel"]  # the run's time is the part that ran, not a sum of processes
 
 
 @pytest.mark.parametrize("value", ["0", "two", ""])

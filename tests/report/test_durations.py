@@ -59,6 +59,13 @@ def test_console_lines_name_the_slowest_first(output):
     assert lines[2].startswith("slowest tests: Suites.Timed.Slow One ")
 
 
+def test_a_parallel_run_names_its_parts_and_no_share_of_a_sum_of_processes():
+    found = durations.Durations(total_s=78.1, setup_s=21.0, files={"a": 1.0}, tests={"A.T": 1.0})
+    line = durations.console_lines(found, {"parallel": 56.7, "serial": 21.4})[0]
+    assert line.startswith("time: 78.1 s in robot (parallel part 56.7 s, serial part 21.4 s), 21.0 s of all "
+                           "processes in suite set-ups")
+
+
 def test_remember_keeps_other_files_and_takes_the_newest_figure(tmp_path):
     path = tmp_path / "times.json"
     durations.remember(durations.Durations(files={"a": 5.0, "b": 1.0}, names={"a": "A", "b": "B"},
