@@ -39,7 +39,10 @@ def line(label: str, run, seconds: float) -> str:
     """Requests per node, schedule lateness and TTFT of ``run`` (``seconds``: the run's wall time)."""
     s = summarize(run)
     lag, ttft = s["client"]["schedule_lag_ms"], s["metrics"]["ttft_ms"]
-    per_node = Counter({str(w["node_id"])[:12]: w.get("requests", 0) for w in run.workers if w.get("node_id")})
+    per_node = Counter()  # two workers on one node add up (what SPREAD should have prevented)
+    for worker in run.workers:
+        if worker.get("node_id"):
+            per_node[str(worker["node_id"])[:12]] += worker.get("requests", 0)
     nodes = ", ".join(f"{node}: {n}" for node, n in sorted(per_node.items())) or f"this process: {len(run.requests)}"
     return (f"{label}: {s['counts']['succeeded']} of {s['counts']['attempted']} ok in {seconds:.1f} s; requests by "
             f"node {nodes}; lateness p50 {fmt(lag['p50'], 2)} / p99 {fmt(lag['p99'], 2)} ms; TTFT p50 "

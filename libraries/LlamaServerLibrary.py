@@ -245,12 +245,6 @@ class LlamaServerLibrary:
         """Fails if the server process has exited, showing its exit code and log tail."""
         _running.should_be_running(alias)
 
-    @keyword("Server Is Known")
-    def server_is_known(self, alias: str) -> bool:
-        """True when a server ``alias`` was started or launched and not stopped since (it may have exited): a
-        keyword that begins a case once, from a folder set-up or else from its suite, asks this."""
-        return alias in self._pool.aliases()
-
     @keyword("Server Should Have Exited")
     def server_should_have_exited(self, alias: str = SUITE, timeout: float | None = None) -> int:
         """Waits up to ``timeout`` s for the server process to exit; returns its exit code."""

@@ -9,6 +9,7 @@ from robot.api.deco import keyword, library
 
 from llamatest import deadlines
 from llamatest.mcp import config as _config
+from llamatest.mcp import mapping as _mapping
 from llamatest.mcp import processes as _processes
 from llamatest.mcp.http_server import HttpMcpServer, json_rpc_reply
 from llamatest.mcp.sdk import BackgroundSdk
@@ -35,7 +36,6 @@ class McpLibrary:
     def __init__(self) -> None:
         self.marker = f"llamatest-mcp-{uuid.uuid4().hex[:12]}"
         self._http: HttpMcpServer | None = None
-        self._tools: dict[str, list[dict]] = {}  # kind -> the SDK's listing
         # the SDK client and its own fixtures (each kind started once for the suite, not once per expected answer),
         # imported in the background from now on (llamatest.mcp.sdk)
         self._sdk = BackgroundSdk()
@@ -57,10 +57,8 @@ class McpLibrary:
         SDK client lists them, named ``<server>_<tool>``."""
         items = []
         for entry in entries:
-            kind = entry["kind"]
-            if kind not in self._tools:
-                self._tools[kind] = self._sdk.sessions().tools(_reference_command(kind))
-            items.extend(self._sdk.module().tools_entry(entry["name"], tool) for tool in self._tools[kind])
+            tools = self._sdk.sessions().tools(_reference_command(entry["kind"]))
+            items.extend(_mapping.tools_entry(entry["name"], tool) for tool in tools)
         return sorted(items, key=lambda item: item["tool"])
 
     @keyword("Start Sdk Reference Fixtures")
@@ -75,12 +73,12 @@ class McpLibrary:
         """The ``POST /tools`` body llama-server should answer for ``tool`` of ``entry`` with ``arguments``:
         the SDK client's result of the same call, mapped as the server's README-dev says."""
         answer = self._sdk.sessions().call(_reference_command(entry["kind"]), tool, arguments)
-        return self._sdk.module().tools_answer(answer)
+        return _mapping.tools_answer(answer)
 
     @keyword("Tool Call Bodies")
     def tool_call_bodies(self, tool: str, argument: str, *values) -> list[dict]:
         """One ``POST /tools`` body per value: ``tool`` called with ``{argument: value}``, in order."""
-        return [self._sdk.module().tool_call_body(tool, {argument: value}) for value in values]
+        return [_mapping.tool_call_body(tool, {argument: value}) for value in values]
 
     @keyword("Answers Should Be Equal")
     def answers_should_be_equal(self, answer: dict, expected: dict) -> None:
@@ -117,13 +115,15 @@ class McpLibrary:
         """Stops the HTTP fixture and the SDK client's own fixtures, and kills any fixture process of the suite
         left alive (with a warning)."""
         self.stop_http_mcp_server()
-        self._sdk.close()
-        left = _processes.fixture_processes(self.marker)
-        if left:
-            logger.warn(f"MCP fixture processes left alive, killed: {_processes.describe(left)}")
-            still = _processes.end_processes(left)
-            if still:
-                raise AssertionError(f"could not end MCP fixture processes: {_processes.describe(still)}")
+        try:
+            self._sdk.close()  # raises when the SDK's import failed or timed out: the sweep below still runs
+        finally:
+            left = _processes.fixture_processes(self.marker)
+            if left:
+                logger.warn(f"MCP fixture processes left alive, killed: {_processes.describe(left)}")
+                still = _processes.end_processes(left)
+                if still:
+                    raise AssertionError(f"could not end MCP fixture processes: {_processes.describe(still)}")
 
     @keyword("Start Http Mcp Server")
     def start_http_mcp_server(self) -> str:

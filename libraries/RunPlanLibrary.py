@@ -18,9 +18,15 @@ class RunPlanLibrary:
 
     def __init__(self) -> None:
         self._tags: set[str] | None = None
+        self._learned: set[int] = set()  # the suites whose tests were read (their children's are among them)
 
     def start_suite(self, data, result) -> None:  # noqa: ARG002 (the listener interface)
-        """Adds the tags of every test of the suite and below: a run of several folders starts each in turn."""
+        """Adds the tags of every test of the suite and below, once per suite no ancestor of which was read: a run
+        of several folders starts each in turn."""
+        if data.parent is not None and id(data.parent) in self._learned:
+            self._learned.add(id(data))
+            return
+        self._learned.add(id(data))
         self._tags = (self._tags or set()) | {_name(tag) for test in data.all_tests for tag in test.tags}
 
     @keyword("Run Includes Tests Tagged")

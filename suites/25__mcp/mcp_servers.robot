@@ -52,8 +52,7 @@ ${NO_CONFIG}        ${OUTPUT_DIR}${/}mcp${/}no-such-config.json
 
 *** Test Cases ***
 Every Tool Of Every MCP Server Is Listed Under Its Server Prefix
-    Mcp Tools Should Be Listed    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
-    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}
+    Mcp Tools Should Be Listed    @{STDIO_FIXTURES}
 
 A Crashing MCP Server Gives An Error Object Each Time
     Tool Should Answer Error    crash_echo    transport closed    message=hi
@@ -215,23 +214,30 @@ Concurrent Echo Answers Should Be The Sdk Answers
     END
 
 Start Suite Server With Every Fixture
-    [Documentation]    Starts the suite's server with one entry of each kind stdio takes, while McpLibrary imports
-    ...    the mcp SDK in the background and the SDK client's own fixtures start beside it; then the HTTP fixture
-    ...    (which needs the SDK); then launches the servers of the URL, proxy and process tests and sends the first
-    ...    call to `echo` in the background (see the suite's documentation). The suite's server comes first among
-    ...    the servers: with `$LLAMA_SERVER_URL` set, it skips the suite before any other starts.
+    [Documentation]    Starts the suite's server with one entry of each kind stdio takes (`@{STDIO_FIXTURES}`, and
+    ...    a missing command), while McpLibrary imports the mcp SDK in the background and the SDK client's own
+    ...    fixtures start beside it; then the HTTP fixture (which needs the SDK); then launches the servers of the
+    ...    URL, proxy and process tests and sends the first call to `echo` in the background (see the suite's
+    ...    documentation). The suite's server comes first among the servers: with `$LLAMA_SERVER_URL` set, it skips
+    ...    the suite before any other starts.
     Create Directory    ${PLACE_DIR}
     Time Out The Waiting Servers After    ${SHORT_TIMEOUT}
-    Start Sdk Reference Fixtures    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
-    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}
-    Start Server With Mcp Servers    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}
-    ...    ${BURST}    ${NO_TOOLS}    ${HUGE}    ${PLACE}    ${MISSING}
+    VAR    @{STDIO_FIXTURES}    ${ECHO}    ${HANG}    ${CRASH}    ${GARBAGE}    ${SHAPELESS}    ${NOTIFY}    ${BURST}
+    ...    ${NO_TOOLS}    ${HUGE}    ${PLACE}    scope=SUITE    # robocop: off=no-suite-variable
+    Start Sdk Reference Fixtures    @{STDIO_FIXTURES}
+    Start Server With Mcp Servers    @{STDIO_FIXTURES}    ${MISSING}
     Start The Http Fixture
+    Launch The Servers Of The URL, Proxy And Process Tests
+    Begin The First Echo Call
+
+Launch The Servers Of The URL, Proxy And Process Tests
+    [Documentation]    Launches `remote` (the HTTP fixture by its URL, beside a `plain` one), `proxy`
+    ...    (`--ui-mcp-proxy`), `third` (a fixture whose grandchild holds the pipes) and `second` (a `plain` fixture
+    ...    under a marker of its own); each test waits for its own.
     Launch Server With Mcp Servers    ${PLAIN}    ${REMOTE}    alias=remote
     Launch Preset Server    tiny-1-slot    --ui-mcp-proxy    alias=proxy
     Launch Server With Mcp Servers    ${GRANDCHILD}    alias=third    marker=llamatest-mcp-third
     Launch Server With Mcp Servers    ${PLAIN}    alias=second    marker=llamatest-mcp-second
-    Begin The First Echo Call
 
 Start The Http Fixture
     [Documentation]    Starts the HTTP fixture, checks that it answers the SDK client, and keeps its URL
@@ -246,10 +252,8 @@ Start The Http Fixture
 Begin The First Echo Call
     [Documentation]    Sends `echo_echo` to the suite's server in the background (`echo-spawn`), so that llama-server
     ...    spawns the SDK's `echo` while other tests run; the suite's teardown ends it.
-    ${url} =    Server Url
     VAR    &{params}    message=spawned by the set-up
-    VAR    &{body}    tool=echo_echo    params=${params}
-    Post In Background    echo-spawn    ${url}/tools    ${body}
+    Call Tool In Background    echo-spawn    echo_echo    ${params}
 
 Time Out The Waiting Servers After
     [Documentation]    Sets `${SHORT_MS}` to `quiet` (a Robot time) as the machine allows now (`Deadline`), in

@@ -8,7 +8,6 @@ Documentation       The built-in tools, all enabled (`--tools all`): each tool's
 ...                 set-up sends it in the background, and its test comes last and takes the answer, so that the
 ...                 second runs while the other tests do.
 Resource            ../../resources/builtin_tools.resource
-Library             llamatest.http.background
 Suite Setup         Start Server And Begin A Command That Times Out
 Suite Teardown      Stop Server And The Command That Timed Out
 Test Timeout        2 minutes
@@ -197,9 +196,7 @@ Exec Shell Command Is Stopped At Its Timeout
 Command Should Be Stopped At Its Timeout
     [Documentation]    Runs `command` with a timeout of 1 s: see `Command Should Have Been Stopped At Its Timeout`.
     [Arguments]    ${command}
-    ${dir} =    Fresh Folder    exec-timeout
-    VAR    &{headers}    x-tool-cwd=${dir}
-    VAR    &{params}    command=${command}    timeout=${1}    # provoked
+    ${params}    ${headers} =    Command Stopped After A Second    ${command}    exec-timeout
     ${resp} =    Call Tool    exec_shell_command    ${params}    headers=${headers}
     Command Should Have Been Stopped At Its Timeout    ${resp}
 
@@ -215,12 +212,17 @@ Start Server And Begin A Command That Times Out
     [Documentation]    Starts the suite's server with every tool, then sends `exec sleep 30` with a timeout of 1 s in
     ...    the background (`exec-timeout`), in a folder of its own.
     Start Server With Playground    --tools    all
-    ${dir} =    Fresh Folder    exec-timeout-begun
+    ${params}    ${headers} =    Command Stopped After A Second    exec sleep 30    exec-timeout-begun
+    Call Tool In Background    exec-timeout    exec_shell_command    ${params}    headers=${headers}
+
+Command Stopped After A Second
+    [Documentation]    The `exec_shell_command` params and headers that run `command` with a timeout of 1 s (the
+    ...    least `timeout` takes: whole seconds) in the fresh folder `folder`.
+    [Arguments]    ${command}    ${folder}
+    ${dir} =    Fresh Folder    ${folder}
     VAR    &{headers}    x-tool-cwd=${dir}
-    VAR    &{params}    command=exec sleep 30    timeout=${1}    # provoked
-    VAR    &{body}    tool=exec_shell_command    params=${params}
-    ${url} =    Server Url
-    Post In Background    exec-timeout    ${url}/tools    ${body}    headers=${headers}
+    VAR    &{params}    command=${command}    timeout=${1}    # provoked
+    RETURN    ${params}    ${headers}
 
 Stop Server And The Command That Timed Out
     [Documentation]    Stops the server, deletes the playground, and ends the set-up's background call.

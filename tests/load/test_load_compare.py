@@ -9,13 +9,7 @@ import numpy as np
 import pytest
 from test_load_results import summary_from_samples
 
-from llamatest.load.analysis.compare import (
-    _boot_percentiles,
-    bootstrap_diff_ci,
-    bootstrap_diff_cis,
-    compare,
-    overall_verdict,
-)
+from llamatest.load.analysis.compare import bootstrap_diff_ci, bootstrap_diff_cis, compare, overall_verdict
 
 LATENCY = ["ttft_ms", "tpot_ms"]
 
@@ -181,27 +175,6 @@ def test_bootstrap_interval_of_a_known_shift_contains_it():
     assert lo < 10 < hi and hi - lo < 3
     with pytest.raises(ValueError, match="resamples must be >= 1000"):
         compare(run_with(latencies()), run_with(latencies()), resamples=100)
-
-
-def numpy_boot_percentiles(x, qs, resamples, rng):
-    """The bootstrap's percentiles as they were computed before: np.percentile over the resample matrix."""
-    n = len(x)
-    batch = max(1, 4_000_000 // n)
-    out = np.empty((len(qs), resamples))
-    for start in range(0, resamples, batch):
-        stop = min(resamples, start + batch)
-        out[:, start:stop] = np.percentile(x[rng.integers(0, n, size=(stop - start, n))], qs, axis=1)
-    return out
-
-
-@pytest.mark.parametrize("n", [1, 2, 3, 20, 99, 100, 101, 3100])
-def test_bootstrap_percentiles_are_numpys_to_the_bit(n):
-    """Ranks partitioned in place give np.percentile's floats on fixed samples, with ties (a rounded copy), at
-    both ends and over two batches (3100 samples x 2000 resamples)."""
-    qs = [0.0, 2.5, 50.0, 95.0, 97.5, 99.0, 100.0]
-    for x in (np.random.default_rng(n).gamma(2.0, 10.0, n), np.round(np.random.default_rng(n).gamma(2.0, 10.0, n))):
-        expected = numpy_boot_percentiles(x, qs, 2000, np.random.default_rng(7))
-        assert np.array_equal(_boot_percentiles(x, qs, 2000, np.random.default_rng(7)), expected)
 
 
 def test_bootstrap_intervals_are_those_of_numpy_percentiles():

@@ -125,7 +125,7 @@ def test_the_views_name_each_workers_node_and_share():
     summary["run"] = {"workers": lost_run({"sent": 5, "answered": 4, "at_s": 1.2}).workers}
     lines = worker_lines(summary["run"]["workers"])
     assert lines == ["workers:", "  0: node n0 (h, pid 10) 3 measured requests (100.0 %), 3 ok",
-                     "  1: node n1 (h, pid 11) LOST at 1.5 s; sent 5 by its last report, 12 answers missing"]
+                     "  1: node n1 (h, pid 11) LOST at 1.5 s: sent 5 by its last report, 12 answers missing"]
     html = workers_table(summary)
     assert ">n1</td>" in html and "lost at 1.5 s: sent 5 by its last report, 12 answers missing" in html
     assert worker_lines(summary["run"]["workers"][:1]) == [] and workers_table({"run": {"workers": []}}) == ""
@@ -139,6 +139,7 @@ class FakeRay:
         RayActorError = type("RayActorError", (RayError,), {})
         ActorDiedError = type("ActorDiedError", (RayActorError,), {})
         RayTaskError = type("RayTaskError", (RayError,), {})
+        GetTimeoutError = type("GetTimeoutError", (RayError,), {})
 
     def __init__(self, outcomes: list):
         self.outcomes = outcomes

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from llamatest.mcp import config, processes, reference
+from llamatest.mcp import config, mapping, processes, reference
 from llamatest.mcp.http_server import HttpMcpServer, json_rpc_reply
 from llamatest.mcp.sdk import BackgroundSdk
 from llamatest.settings import ENV_MCP_LIFETIME
@@ -17,46 +17,56 @@ from llamatest.settings import ENV_MCP_LIFETIME
 ECHO_TOOLS = {"echo", "add", "repeat", "fail", "whereami", "count"}
 
 
+def sdk_tools(command: list[str]) -> list[dict]:
+    with reference.ReferenceSessions() as sessions:
+        return sessions.tools(command)
+
+
+def sdk_call(command: list[str], tool: str, arguments: dict) -> dict:
+    with reference.ReferenceSessions() as sessions:
+        return sessions.call(command, tool, arguments)
+
+
 def test_echo_fixture_lists_its_tools_to_the_sdk_client():
-    tools = reference.sdk_tools(config.fixture_command("echo", "unit"))
+    tools = sdk_tools(config.fixture_command("echo", "unit"))
     assert {tool["name"] for tool in tools} == ECHO_TOOLS
 
 
 def test_a_result_maps_to_plain_text_and_an_error_result_to_error():
     command = config.fixture_command("echo", "unit")
-    assert reference.tools_answer(reference.sdk_call(command, "add", {"a": 2, "b": 40})) == {
+    assert mapping.tools_answer(sdk_call(command, "add", {"a": 2, "b": 40})) == {
         "plain_text_response": "42"}
-    assert reference.tools_answer(reference.sdk_call(command, "fail", {"reason": "no"})) == {
+    assert mapping.tools_answer(sdk_call(command, "fail", {"reason": "no"})) == {
         "error": "Error executing tool fail: no"}
 
 
 def test_text_parts_are_joined_by_newlines_and_other_parts_dropped():
     result = {"content": [{"type": "text", "text": "a"}, {"type": "image", "data": "x"},
                           {"type": "text", "text": "b"}]}
-    assert reference.tools_answer(result) == {"plain_text_response": "a\nb"}
-    assert reference.tools_answer({"content": [], "isError": True}) == {"error": "MCP tool returned an error"}
+    assert mapping.tools_answer(result) == {"plain_text_response": "a\nb"}
+    assert mapping.tools_answer({"content": [], "isError": True}) == {"error": "MCP tool returned an error"}
 
 
 def test_tools_entry_names_the_tool_after_its_server():
-    entry = reference.tools_entry("srv", {"name": "t", "description": "d", "inputSchema": {"type": "object"}})
+    entry = mapping.tools_entry("srv", {"name": "t", "description": "d", "inputSchema": {"type": "object"}})
     assert entry["tool"] == entry["display_name"] == "srv_t"
     assert entry["definition"]["function"] == {"name": "srv_t", "description": "d",
                                                "parameters": {"type": "object"}}
-    assert reference.tools_entry("s", {"name": "t"})["definition"]["function"]["parameters"] == {}
+    assert mapping.tools_entry("s", {"name": "t"})["definition"]["function"]["parameters"] == {}
 
 
 def test_faulty_fixture_lists_one_tool():
-    tools = reference.sdk_tools(config.fixture_command("hang", "unit"))
+    tools = sdk_tools(config.fixture_command("hang", "unit"))
     assert [tool["name"] for tool in tools] == ["echo"]
 
 
 def test_empty_fixture_lists_no_tool():
-    assert reference.sdk_tools(config.fixture_command("empty", "unit")) == []
+    assert sdk_tools(config.fixture_command("empty", "unit")) == []
 
 
 def test_burst_fixture_answers_the_sdk_client_after_its_notification():
-    result = reference.sdk_call(config.fixture_command("burst", "unit"), "echo", {"message": "one write"})
-    assert reference.tools_answer(result) == {"plain_text_response": "one write"}
+    result = sdk_call(config.fixture_command("burst", "unit"), "echo", {"message": "one write"})
+    assert mapping.tools_answer(result) == {"plain_text_response": "one write"}
 
 
 def test_plain_fixture_answers_as_the_sdk_echo_server_does():
@@ -64,9 +74,9 @@ def test_plain_fixture_answers_as_the_sdk_echo_server_does():
     with reference.ReferenceSessions() as sessions:
         assert [tool["name"] for tool in sessions.tools(plain)] == ["echo", "whereami"]
         message = {"message": "héllo ✓"}
-        assert (reference.tools_answer(sessions.call(plain, "echo", message))
-                == reference.tools_answer(sessions.call(echo, "echo", message)) == {"plain_text_response": "héllo ✓"})
-        where = [json.loads(reference.tools_answer(sessions.call(command, "whereami", {"variable": "PATH"}))
+        assert (mapping.tools_answer(sessions.call(plain, "echo", message))
+                == mapping.tools_answer(sessions.call(echo, "echo", message)) == {"plain_text_response": "héllo ✓"})
+        where = [json.loads(mapping.tools_answer(sessions.call(command, "whereami", {"variable": "PATH"}))
                             ["plain_text_response"]) for command in (plain, echo)]
     assert where[0]["value"] == where[1]["value"] == os.environ["PATH"]
     assert [os.path.basename(w["cwd"]).startswith("llamatest-mcp-reference-") for w in where] == [True, True]
@@ -156,6 +166,6 @@ def test_the_background_sdk_opens_what_was_queued_and_answers_after_it():
     sdk.open_later([command])  # returns at once, before the import is done
     try:
         assert {tool["name"] for tool in sdk.sessions().tools(command)} == {"echo", "whereami"}
-        assert sdk.module().tool_call_body("x_echo", {"a": 1}) == {"tool": "x_echo", "params": {"a": 1}}
+        assert mapping.tool_call_body("x_echo", {"a": 1}) == {"tool": "x_echo", "params": {"a": 1}}
     finally:
         sdk.close()

@@ -1,9 +1,7 @@
 """What llama-server should answer for an MCP server, from the mcp SDK's own client.
 
 The SDK client spawns the same fixture over stdio, lists its tools and calls them; the server's
-README-dev states how a tool and a result map onto ``/tools``: each tool becomes ``<server>_<tool>``
-of type ``mcp`` with its description and input schema as an OpenAI function, and a result's text
-parts are joined into ``plain_text_response`` (``error`` when the result is an error)."""
+README-dev states how a tool and a result map onto ``/tools`` (llamatest.mcp.mapping)."""
 
 from __future__ import annotations
 
@@ -132,44 +130,7 @@ class ReferenceSessions:
         self._sessions = {}
 
 
-def sdk_tools(command: list[str]) -> list[dict]:
-    """The tools the fixture run by ``command`` lists to the SDK client, in a session of its own."""
-    with ReferenceSessions() as sessions:
-        return sessions.tools(command)
-
-
 def sdk_tools_at(url: str) -> list[dict]:
     """The tools the MCP server at ``url`` (streamable HTTP) lists to the SDK client, in a session of its own."""
     with ReferenceSessions() as sessions:
         return sessions.tools(url)
-
-
-def sdk_call(command: list[str], tool: str, arguments: dict) -> dict:
-    """The ``tools/call`` result the fixture gives the SDK client, in a session of its own."""
-    with ReferenceSessions() as sessions:
-        return sessions.call(command, tool, arguments)
-
-
-def tools_entry(server: str, tool: dict) -> dict:
-    """The ``GET /tools`` item of the MCP ``tool`` of ``server``."""
-    name = f"{server}_{tool['name']}"
-    schema = tool.get("inputSchema")
-    return {"display_name": name, "tool": name, "type": "mcp", "permissions": {"write": False},
-            "uses_cwd": False,
-            "definition": {"type": "function", "function": {
-                "name": name, "description": tool.get("description", ""),
-                "parameters": schema if isinstance(schema, dict) else {}}}}
-
-
-def tools_answer(result: dict) -> dict:
-    """The ``POST /tools`` body for the MCP ``tools/call`` ``result``."""
-    texts = [part.get("text", "") for part in result.get("content", []) if part.get("type") == "text"]
-    text = "\n".join(texts)
-    if result.get("isError"):
-        return {"error": text or "MCP tool returned an error"}
-    return {"plain_text_response": text}
-
-
-def tool_call_body(tool: str, params: dict) -> dict:
-    """The ``POST /tools`` request body that calls ``tool`` (``server_tool``) with ``params``."""
-    return {"tool": tool, "params": params}

@@ -7,6 +7,7 @@ from typing import Any
 
 from llamatest.htmllog import details, escape, json_block, labelled, png, table
 from llamatest.load.analysis.validity import MACHINE_SIDE
+from llamatest.load.output.textreport import lost_text, node_label
 
 HEADLINE = ("ttft_ms", "server_prompt_ms", "overhead_ttft_ms", "ttfo_ms", "tpot_ms", "itl_chunk_ms", "itl_token_ms",
             "e2e_ms", "e2e_from_schedule_ms", "client_queue_ms", "max_stall_ms", "n_in", "n_out")
@@ -111,10 +112,9 @@ def workers_table(summary: dict) -> str:
     workers = [w for w in _dict(summary.get("run")).get("workers") or [] if isinstance(w, dict)]
     if len(workers) < 2:
         return ""
-    rows = [[w.get("id"), str(w.get("node_id") or "")[:12], f"{w.get('host')} / {w.get('pid')}", w.get("scheduled"),
+    rows = [[w.get("id"), node_label(w), f"{w.get('host')} / {w.get('pid')}", w.get("scheduled"),
              w.get("measured"), fmt(100 * (w.get("share") or 0), 1), w.get("succeeded"),
-             (f"lost at {fmt(w.get('lost_at_s'), 1)} s: sent {w.get('sent')} by its last report, "
-              f"{w.get('answers_missing')} answers missing") if w.get("lost") else ""] for w in workers]
+             f"lost {lost_text(w)}" if w.get("lost") else ""] for w in workers]
     return labelled("workers (Ray)", table(["worker", "node", "host / pid", "scheduled", "measured", "share %",
                                             "succeeded", "lost"], rows))
 

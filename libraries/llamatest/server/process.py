@@ -366,7 +366,6 @@ class ServerPool:
             chosen = port if (port and attempt == 0) else free_port()
             server = spawn(binary, model, flags, alias=alias, port=chosen, output_dir=output_dir, env=env,
                            suite=suite)
-            started = time.monotonic()
             try:
                 wait_healthy(server.url + api_prefix(flags), timeout, server)
             except StartFailed as failure:
@@ -376,7 +375,7 @@ class ServerPool:
                     raise StartFailed(f"llama-server '{alias}' failed to start: {failure}") from None
                 self._log("INFO", f"llama-server '{alias}' could not bind port {chosen}; trying another port")
                 continue
-            server.started_s = time.monotonic() - started
+            server.started_s = time.monotonic() - server.spawned_at
             server.attempts = [*tried, (chosen, f"ready in {server.started_s:.2f} s")]
             server.preset = preset
             self._servers[alias] = server

@@ -104,41 +104,16 @@ def _rng(seed: int, name: str) -> np.random.Generator:
 
 
 def _boot_percentiles(x: np.ndarray, qs: list[float], resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """(len(qs), resamples) percentiles of bootstrap resamples of ``x`` (one resample matrix for all ``qs``).
-
-    A resample is drawn as indices into ``x`` and kept as the ranks of the values drawn (int32, a quarter of the
-    bytes to gather and partition): the k-th smallest rank of a row is the k-th smallest value, so the figures
-    are those of ``np.percentile(x[idx], qs, axis=1)`` to the bit, in a third of the time."""
+    """(len(qs), resamples) percentiles of bootstrap resamples of ``x`` (one resample matrix for all ``qs``)."""
     if len(x) > MAX_BOOTSTRAP_N:
         x = rng.choice(x, MAX_BOOTSTRAP_N, replace=False)
     n = len(x)
-    order = np.argsort(x, kind="stable")
-    ranks = np.empty(n, dtype=np.int32)
-    ranks[order] = np.arange(n, dtype=np.int32)
     batch = max(1, _MAX_CELLS // n)
     out = np.empty((len(qs), resamples))
     for start in range(0, resamples, batch):
         stop = min(resamples, start + batch)
         idx = rng.integers(0, n, size=(stop - start, n))
-        out[:, start:stop] = _row_percentiles(ranks[idx], qs, x[order])
-    return out
-
-
-def _row_percentiles(ranks: np.ndarray, qs: list[float], ordered: np.ndarray) -> np.ndarray:
-    """``np.percentile(ordered[ranks], qs, axis=1)`` (``linear``), the same floats: each row of ``ranks`` is
-    partitioned in place (numpy partitions along a moved axis, twice as slow) and its order statistics
-    interpolated as numpy's ``_lerp`` does (tests/load/test_load_compare.py holds the two to the bit)."""
-    n = ranks.shape[1]
-    virtual = (n - 1) * np.true_divide(np.asarray(qs, dtype=float), 100)
-    below = np.floor(virtual)
-    lo = below.astype(np.intp)
-    hi = np.minimum(lo + 1, n - 1)
-    ranks.partition(np.unique(np.concatenate((lo, hi))), axis=1)
-    a, b = ordered[ranks[:, lo].T], ordered[ranks[:, hi].T]
-    gamma = (virtual - below)[:, None]
-    diff = b - a
-    out = a + diff * gamma
-    np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
+        out[:, start:stop] = np.percentile(x[idx], qs, axis=1)
     return out
 
 

@@ -77,9 +77,12 @@ def step_waits(reqs: list[RequestRecord], mets: list[dict]) -> list[float]:
     the requests then in flight took: a token held back on its way (a proxy) is not a step. 0 when none came."""
     arrivals = sorted((e.t, r.index) for r in reqs for e in r.token_events)
     times = np.asarray([t for t, _ in arrivals], dtype=float)
-    spans = [(r.t_dispatched, end_of(r)) for r in reqs]
+    # each request's span in flight (NaN where unknown: never in flight) and step, once: a run has thousands
+    steps = np.asarray([_server_step_ms(m) for m in mets], dtype=float)
+    starts = np.asarray([np.nan if r.t_dispatched is None else r.t_dispatched for r in reqs], dtype=float)
+    ends = np.asarray([np.nan if (finish := end_of(r)) is None else finish for r in reqs], dtype=float)
     out = []
-    for r in reqs:
+    for i, r in enumerate(reqs):
         tokens = r.token_events
         if r.t_dispatched is None or not tokens:
             out.append(0.0)
@@ -89,8 +92,9 @@ def step_waits(reqs: list[RequestRecord], mets: list[dict]) -> list[float]:
         while j < len(arrivals) and arrivals[j][1] == r.index:
             j += 1
         end = arrivals[j][0] if j < len(arrivals) and arrivals[j][0] < tokens[0].t else x
-        longest = max((_server_step_ms(m) for o, m, (a, b) in zip(reqs, mets, spans, strict=True)
-                       if o is not r and a is not None and b is not None and a <= x <= b), default=0.0)
+        held = (starts <= x) & (x <= ends)  # the others in flight when it was sent
+        held[i] = False
+        longest = float(steps[held].max()) if held.any() else 0.0
         out.append(min((end - x) * 1000.0, longest))
     return out
 

@@ -184,7 +184,8 @@ def _assemble(results: list, lost: dict, shards: list, hellos: list, clocks: lis
     for info in merged.workers:
         i = info["id"]
         info.update(**hellos[i], bound_s=clocks[i][1], seed=[shards[i].seed, i], profile=shards[i].describe())
-        info.setdefault("scheduled", _scheduled(shards[i]))
+        if "scheduled" not in info:  # a lost worker's entry has it already (lost_shard)
+            info["scheduled"] = _scheduled(shards[i])
         if results[i] is not None:
             info["late_s"] = results[i]["late_s"]
     return merged
@@ -342,12 +343,10 @@ def _collect(ray, actors: list, refs: list, bound: float, start_wall: float, off
         for ref in done:
             i = pending.pop(ref)
             try:
-                results[i] = ray.get(ref, timeout=deadlines.deadline("ray_actor"))
+                results[i] = _get(ray, ref, deadlines.deadline("ray_actor"), "finish the run", keep=_lost_errors(ray))
             except _lost_errors(ray) as exc:
                 lost[i] = {"error": _ANSI.sub("", f"{type(exc).__name__}: {exc}").splitlines()[0][:ERROR_CHARS],
                            "lost_at_s": time.time() - start_wall, "progress": progress[i]}
-            except ray.exceptions.RayError as exc:
-                raise DistributedError(f"a Ray worker failed to finish the run: {_ANSI.sub('', str(exc))}") from None
         _read_progress(ray, asked, progress, offsets, start_wall)
         busy = set(asked.values())
         asked.update((actors[i].progress.remote(), i) for i in pending.values() if i not in busy)
@@ -410,11 +409,14 @@ def _clock_offset(ray, actor) -> tuple[float, float]:
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def _get(ray, refs, timeout: float, what: str, hint: str = ""):
-    """``ray.get`` with a deadline; Ray's errors become ``DistributedError``."""
+def _get(ray, refs, timeout: float, what: str, hint: str = "", keep: tuple[type, ...] = ()):
+    """``ray.get`` with a deadline; Ray's errors become ``DistributedError``, but for those of ``keep``, raised as
+    they are."""
     timeout = max(timeout, 0.1)  # Ray aborts the whole process on a negative timeout
     try:
         return ray.get(refs, timeout=timeout)
+    except keep:
+        raise
     except ray.exceptions.GetTimeoutError:
         raise DistributedError(f"the Ray workers did not {what} within {timeout:.0f} s{hint}") from None
     except ray.exceptions.RayError as exc:

@@ -25,7 +25,6 @@ back when it stops.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import secrets
 import subprocess
@@ -61,7 +60,7 @@ class RayCluster:
     address: str
     nodes: list[Path] = field(default_factory=list)  # node i's --temp-dir
     env: dict[str, str] = field(default_factory=dict)  # what `ray start` and the driver need
-    lost: list[int] = field(default_factory=list)  # nodes ended by `lose_node`
+    registered: list[int] = field(default_factory=list)  # the pids `_register` put in the pid registry
     saved_env: dict[str, str | None] = field(default_factory=dict)  # this process's values before the cluster
 
     def node_processes(self, index: int) -> list[psutil.Process]:
@@ -141,6 +140,7 @@ def _register(cluster: RayCluster, index: int) -> None:
     for p in cluster.node_processes(index):
         with contextlib.suppress(psutil.Error, OSError):
             registry.register(p.pid, role=f"ray-node-{index}", cwd=str(cluster.folder), grace=0)
+            cluster.registered.append(p.pid)
 
 
 def _ray_executable() -> str:
@@ -191,7 +191,6 @@ def lose_node(cluster: RayCluster, index: int) -> int:
         with contextlib.suppress(psutil.Error):
             p.kill()
     registry.wait_ended(procs, deadlines.deadline("kill"))
-    cluster.lost.append(index)
     return len(procs)
 
 
@@ -252,14 +251,13 @@ def stop_cluster(cluster: RayCluster) -> dict[str, Any]:
         with contextlib.suppress(psutil.Error):
             p.kill()
     registry.wait_ended(procs, deadlines.deadline("kill"))  # a daemon's zombie counts as gone: init reaps it
-    for pid in {p.pid for p in procs} | set(_registered(cluster.folder)):
+    for pid in {p.pid for p in procs} | set(cluster.registered):
         registry.unregister(pid)
     left = leftovers(cluster.folder)
     workdir.remove(cluster.folder)
-    report = {"stopped": len(procs), "left": left}
     if left:
         raise RayClusterError(f"Ray processes outlived the cluster's stop: {'; '.join(left)}")
-    return report
+    return {"stopped": len(procs)}
 
 
 def _alive(p: psutil.Process) -> bool:
@@ -267,18 +265,6 @@ def _alive(p: psutil.Process) -> bool:
         return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
         return False
-
-
-def _registered(folder: Path) -> list[int]:
-    """Pids the registry holds for ``folder``'s cluster."""
-    pids = []
-    directory = registry.registry_dir()
-    for path in directory.glob("*.json") if directory.is_dir() else ():
-        with contextlib.suppress(OSError, ValueError):
-            entry = json.loads(path.read_text())
-            if entry.get("cwd") == str(folder):
-                pids.append(int(entry["pid"]))
-    return pids
 
 
 def leftovers(folder: str | Path) -> list[str]:

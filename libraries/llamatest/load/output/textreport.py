@@ -22,16 +22,27 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [header, *rows]]
 
 
+def node_label(worker: dict) -> str:
+    """The Ray node a worker ran on, as the reports show it (its id's first 12 characters; "" when unknown)."""
+    return str(worker.get("node_id") or "")[:12]
+
+
+def lost_text(worker: dict) -> str:
+    """When a lost worker was lost and what the driver knew of it then (`distributed.lost_shard`), as the reports
+    show it after "lost"."""
+    return (f"at {fmt(worker.get('lost_at_s'), 1)} s: sent {worker.get('sent')} by its last report, "
+            f"{worker.get('answers_missing')} answers missing")
+
+
 def worker_lines(workers: list) -> list[str]:
     """One line per Ray worker of a sharded run: its node, its share of the measured requests, or what was lost."""
     if len(workers) < 2:
         return []
     lines = ["workers:"]
     for w in workers:
-        where = f"node {str(w.get('node_id') or '?')[:12]} ({w.get('host')}, pid {w.get('pid')})"
+        where = f"node {node_label(w) or '?'} ({w.get('host')}, pid {w.get('pid')})"
         if w.get("lost"):
-            lines.append(f"  {w['id']}: {where} LOST at {fmt(w.get('lost_at_s'), 1)} s; sent {w.get('sent')} by its "
-                         f"last report, {w.get('answers_missing')} answers missing")
+            lines.append(f"  {w['id']}: {where} LOST {lost_text(w)}")
         else:
             lines.append(f"  {w['id']}: {where} {w.get('measured')} measured requests "
                          f"({fmt(100 * (w.get('share') or 0), 1)} %), {w.get('succeeded')} ok")
