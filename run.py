@@ -308,8 +308,11 @@ def split_by_time(processes: int, robot_args: list[str]) -> list[str]:
     known = durations.load(RESULTS / SUITE_TIMES)
     if known is None or not known.files or robot_args[-1:] != [str(SUITES)]:
         return ["--chunk"]
+    options, _ = parse_robot_args(robot_args)
+    options["exclude"] = [*options.get("exclude", []), SERIAL]
+    selected = durations.selected_files(SUITES, options)
     ordering = RESULTS / "pabot-ordering.txt"
-    ordering.write_text(durations.pabot_ordering(known, processes), encoding="utf-8")
+    ordering.write_text(durations.pabot_ordering(known, processes, ROOT, SUITES, selected), encoding="utf-8")
     return ["--ordering", str(ordering)]
 
 
@@ -328,6 +331,9 @@ def combine_parallel(parallel: RobotRun, serial: RobotRun) -> RobotRun:
     """rebot --merge: one output.xml, log, report and xUnit file, one suite tree; the closing line counts it."""
     from robot.api import ExecutionResult
 
+    suite_names = Path(parallel.cwd or Path.cwd()) / ".pabotsuitenames"  # pabot's cache, written where it runs
+    if suite_names.is_file() and suite_names.stat().st_mtime >= parallel.started:
+        suite_names.unlink()  # a run leaves nothing outside results/ and temporary folders
     codes = [parallel.returncode, serial.returncode]
     merged = RobotRun("robot", [], parallel.output.with_name("output.xml"), parallel.cwd,
                       returncode=None if None in codes else max(codes))

@@ -470,13 +470,17 @@ def test_processes_split_by_the_times_of_earlier_runs(monkeypatch, tmp_path):
     monkeypatch.setattr(run, "RESULTS", tmp_path)
     parallel, _ = run.parallel_runs(run.suites_run([], DESCRIPTION), 2)
     assert "--chunk" in parallel.cmd and "--ordering" not in parallel.cmd  # no figures yet: split by count
-    durations.remember(durations.Durations(files={"a.robot": 9.0, "b.robot": 5.0, "c.robot": 4.0},
-                                           names={"a.robot": "Suites.A", "b.robot": "Suites.B", "c.robot": "Suites.C"}),
+    durations.remember(durations.Durations(files={"suites/01__health/health.robot": 9.0,
+                                                  "suites/02__props/props.robot": 5.0,
+                                                  "suites/02__props/models.robot": 4.0,
+                                                  "suites/21__load/soak.robot": 20.0,  # serial: not in this part
+                                                  "suites/21__load/workloads.robot": 30.0}),  # load: not selected
                        tmp_path / run.SUITE_TIMES)
     parallel, _ = run.parallel_runs(run.suites_run([], DESCRIPTION), 2)
     ordering = Path(parallel.cmd[parallel.cmd.index("--ordering") + 1])
     assert "--chunk" not in parallel.cmd
-    assert ordering.read_text() == "{\n--suite Suites.A\n}\n{\n--suite Suites.B\n--suite Suites.C\n}\n"
+    assert ordering.read_text() == ("{\n--suite Suites.Health.Health\n}\n"
+                                    "{\n--suite Suites.Props.Props\n--suite Suites.Props.Models\n}\n")
     parallel, _ = run.parallel_runs(run.suites_run([str(run.SUITES / "01__health")], DESCRIPTION), 2)
     assert "--chunk" in parallel.cmd  # the user's own paths: the names in the figures may not match
 
@@ -495,8 +499,9 @@ def test_processes_merge_leaves_out_a_part_that_ran_no_test(tmp_path):
     """A selection without serial-tagged tests leaves the serial part empty; rebot would refuse it."""
     suite = tmp_path / "quick.robot"
     suite.write_text("*** Test Cases ***\nQuick\n    Log    one\n")
-    parallel = run.RobotRun("robot", [], tmp_path / "output-parallel.xml")
+    parallel = run.RobotRun("robot", [], tmp_path / "output-parallel.xml", cwd=tmp_path, started=time.time() - 1)
     serial = run.RobotRun("serial", [], tmp_path / "output-serial.xml", returncode=0)
+    (tmp_path / ".pabotsuitenames").touch()  # what pabot leaves where it runs
     for part, select in ((parallel, []), (serial, ["--include", "serial"])):
         part.returncode = subprocess.run(
             [sys.executable, "-m", "robot", *select, "--runemptysuite", "--output", str(part.output),
@@ -504,6 +509,7 @@ def test_processes_merge_leaves_out_a_part_that_ran_no_test(tmp_path):
     merged = run.combine_parallel(parallel, serial)
     assert run.tally(merged) == (1, 0, 0)
     assert list(merged.parts_s) == ["parallel"]  # the run's time is the part that ran, not a sum of processes
+    assert not (tmp_path / ".pabotsuitenames").exists()
 
 
 @pytest.mark.parametrize("value", ["0", "two", ""])

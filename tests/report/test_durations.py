@@ -49,7 +49,6 @@ def test_times_come_from_the_output_per_file_test_and_setup(output):
     assert found.setup_s >= 0.3
     assert found.tests["Suites.Timed.Slow One"] >= 0.4 > found.tests["Suites.Timed.Quick One"]
     assert 0.2 <= found.serial["suites/timed.robot"] < 0.4  # the serial test's time alone
-    assert found.names["suites/timed.robot"] == "Suites.Timed"
 
 
 def test_console_lines_name_the_slowest_first(output):
@@ -68,9 +67,8 @@ def test_a_parallel_run_names_its_parts_and_no_share_of_a_sum_of_processes():
 
 def test_remember_keeps_other_files_and_takes_the_newest_figure(tmp_path):
     path = tmp_path / "times.json"
-    durations.remember(durations.Durations(files={"a": 5.0, "b": 1.0}, names={"a": "A", "b": "B"},
-                                           serial={"a": 2.0}), path)
-    durations.remember(durations.Durations(files={"a": 3.0}, names={"a": "A"}), path)
+    durations.remember(durations.Durations(files={"a": 5.0, "b": 1.0}, serial={"a": 2.0}), path)
+    durations.remember(durations.Durations(files={"a": 3.0}), path)
     kept = durations.load(path)
     assert kept.files == {"a": 3.0, "b": 1.0}
     assert kept.serial == {}  # a's serial tests are gone in the newer run
@@ -83,17 +81,32 @@ def test_balanced_groups_put_the_longest_first_on_the_lightest_group():
     assert durations.balanced_groups({"a": 1.0}, 2) == [["a"]]
 
 
-def test_pabot_ordering_groups_the_suites_without_their_serial_time():
-    found = durations.Durations(files={"x.robot": 10.0, "y.robot": 8.0, "z.robot": 4.0},
-                                names={"x.robot": "S.X", "y.robot": "S.Y", "z.robot": "S.Z"},
-                                serial={"x.robot": 9.0})
-    text = durations.pabot_ordering(found, 2)
-    assert text == "{\n--suite S.Y\n}\n{\n--suite S.Z\n--suite S.X\n}\n"
+def test_pabot_ordering_groups_the_selected_suites_without_their_serial_time(tmp_path):
+    top = tmp_path / "suites"
+    (top / "03__deep").mkdir(parents=True)
+    for name in ("x.robot", "y.robot", "03__deep/z_file.robot", "w.robot"):
+        (top / name).touch()
+    found = durations.Durations(files={"suites/x.robot": 10.0, "suites/y.robot": 8.0, "suites/03__deep/z_file.robot": 4.0,
+                                       "suites/w.robot": 20.0, "suites/gone.robot": 30.0},
+                                serial={"suites/x.robot": 9.0})
+    selected = {top / "x.robot", top / "y.robot", top / "03__deep/z_file.robot"}  # w.robot: no test selected
+    text = durations.pabot_ordering(found, 2, tmp_path, top, selected)
+    assert text == "{\n--suite Suites.Y\n}\n{\n--suite Suites.Deep.Z File\n--suite Suites.X\n}\n"
+
+
+def test_selected_files_are_those_with_a_test_the_tags_keep(tmp_path):
+    top = tmp_path / "suites"
+    top.mkdir()
+    (top / "kept.robot").write_text("*** Test Cases ***\nOne\n    [Tags]    chat\n    No Operation\n")
+    (top / "loaded.robot").write_text("*** Test Cases ***\nTwo\n    [Tags]    load\n    No Operation\n")
+    assert durations.selected_files(top, {"exclude": ["load"]}) == {(top / "kept.robot").resolve()}
+    assert durations.selected_files(top, {"include": ["nothing"]}) == set()
 
 
 def test_remember_keeps_no_suite_file_from_outside_the_checkout(tmp_path):
     path = tmp_path / "suite-times.json"
-    durations.remember(durations.Durations(files={"suites/a.robot": 2.0, "/tmp/x/mine.robot": 1.0},
-                                           names={"suites/a.robot": "A", "/tmp/x/mine.robot": "Mine"}), path)
+    durations.remember(durations.Durations(files={"suites/a.robot": 2.0, "/tmp/x/mine.robot": 1.0}), path)
     kept = durations.load(path)
-    assert kept.files == {"suites/a.robot": 2.0} and kept.names == {"suites/a.robot": "A"}
+    assert kept.files == {"suites/a.robot": 2.0}
+    path.write_text('{"files": {"a": 1.0}, "names": {"a": "A"}}')  # a key an older version wrote
+    assert durations.load(path).files == {"a": 1.0}

@@ -23,7 +23,6 @@ class Durations:
     total_s: float = 0.0
     setup_s: float = 0.0  # suite set-ups and tear-downs, every level
     files: dict[str, float] = field(default_factory=dict)  # suite file (as robot names its source) -> seconds
-    names: dict[str, str] = field(default_factory=dict)  # suite file -> the suite's full name (for pabot)
     tests: dict[str, float] = field(default_factory=dict)  # test full name -> seconds
     serial: dict[str, float] = field(default_factory=dict)  # suite file -> seconds of its tests with a serial tag
 
@@ -48,7 +47,6 @@ def _walk(suite, found: Durations, root: Path | None, serial_tags: set[str]) -> 
     key = _relative(Path(suite.source), root) if suite.source and Path(suite.source).is_file() else None
     if key:
         found.files[key] = found.files.get(key, 0.0) + _seconds(suite)
-        found.names[key] = suite.full_name
     for test in suite.tests:
         found.tests[test.full_name] = _seconds(test)
         if key and serial_tags & set(test.tags):
@@ -89,10 +87,12 @@ def write(found: Durations, directory: Path, name: str = FILE_NAME) -> Path:
 
 
 def load(path: Path) -> Durations | None:
-    """A ``durations.json`` of an earlier run; None when there is none or it cannot be read."""
+    """A ``durations.json`` of an earlier run; None when there is none or it cannot be read. Keys an older
+    version wrote and this one does not know are left out."""
     try:
-        return Durations(**json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Durations(**{key: value for key, value in data.items() if key in Durations.__dataclass_fields__})
+    except (OSError, ValueError, TypeError, AttributeError):
         return None
 
 
@@ -101,7 +101,7 @@ def remember(found: Durations, path: Path) -> None:
     must not forget the others); the newest figure of a file wins. Suite files outside the checkout (absolute
     paths: a user's own suite, a pytest's temporary one) are not kept: ``--processes`` splits only the project's."""
     kept = load(path) or Durations()
-    for name in ("files", "names", "serial"):
+    for name in ("files", "serial"):
         getattr(kept, name).update({k: v for k, v in getattr(found, name).items() if not Path(k).is_absolute()})
     for key in found.files:  # a file whose serial tests are gone must not keep their time
         if key not in found.serial:
@@ -127,10 +127,36 @@ def balanced_groups(times: dict[str, float], groups: int) -> list[list[str]]:
     return [group for group in chosen if group]
 
 
-def pabot_ordering(found: Durations, groups: int) -> str:
-    """A pabot ``--ordering`` file's text: the suite files in ``groups`` balanced groups, each run in one robot
-    process (``{`` ... ``}``). Suite files the figures do not know are left out: pabot runs them after."""
+def suite_name(path: Path, top: Path) -> str:
+    """The full name robot gives the suite file ``path`` in a run of the folder ``top`` (``Suites.Router.Router
+    Lru``). It is worked out from the path, not kept from a run: a run of other paths names its root otherwise."""
+    from robot.running import TestSuite
+
+    parts = path.relative_to(top.parent).parts
+    return ".".join(TestSuite.name_from_source(Path(*parts[:end])) for end in range(1, len(parts) + 1))
+
+
+def selected_files(top: Path, options: dict) -> set[Path]:
+    """The suite files under ``top`` with a test that robot's selection ``options`` (as robot's parser gives
+    them: include, exclude, test, suite) keeps. A file of the figures without one must not weigh on a group."""
+    from robot.errors import DataError
+    from robot.running import TestSuiteBuilder
+
+    suite = TestSuiteBuilder(included_extensions=("robot",)).build(str(top))
+    try:
+        suite.configure(include_tags=options.get("include"), exclude_tags=options.get("exclude"),
+                        include_tests=options.get("test"), include_suites=options.get("suite"))
+    except DataError:  # robot's "contains no tests matching": nothing to run
+        return set()
+    return {Path(test.source).resolve() for test in suite.all_tests}
+
+
+def pabot_ordering(found: Durations, groups: int, root: Path, top: Path, selected: set[Path]) -> str:
+    """A pabot ``--ordering`` file's text for a run of the folder ``top``: the ``selected`` suite files the
+    figures know (keys relative to ``root``) in ``groups`` balanced groups, each run in one robot process
+    (``{`` ... ``}``). Selected files the figures do not know are left out: pabot runs them after."""
+    weights = {key: seconds for key, seconds in parallel_weights(found).items() if (root / key).resolve() in selected}
     lines: list[str] = []
-    for group in balanced_groups(parallel_weights(found), groups):
-        lines += ["{", *(f"--suite {found.names[key]}" for key in group), "}"]
+    for group in balanced_groups(weights, groups):
+        lines += ["{", *(f"--suite {suite_name((root / key).resolve(), top.resolve())}" for key in group), "}"]
     return "\n".join(lines) + "\n"

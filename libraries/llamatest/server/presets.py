@@ -114,6 +114,7 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({
                                                "with requests long enough to watch, deferred requests"),
     "tiny-2-slots-context-shift": Preset(takes="own", model="tiny", n_slots=2, n_ctx=512,
                                          flags=("--context-shift", "--metrics"),
+                                         leaves_client_core=True,  # endless streams: the client must keep up
                                          description="two slots of 256 tokens with context shift and /metrics: "
                                                      "generation past the context, requests that never end"),
     "tiny-load": Preset(takes="own", model="tiny", n_slots=2, n_ctx=2048, flags=("--metrics",),
