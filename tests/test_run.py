@@ -456,8 +456,8 @@ def test_processes_split_the_run_into_a_parallel_and_a_serial_part():
     assert parallel.cmd[parallel.cmd.index("--processes") + 1] == "2"
     assert parallel.cmd[parallel.cmd.index("--command") + 1:parallel.cmd.index("--end-command")] == \
         [sys.executable, "-m", "robot"]
-    assert parallel.cmd[parallel.cmd.index("--exclude") + 1] == "serialORmulti-userORloadORload-smokeORsoakORload-soak"
-    assert serial.cmd[serial.cmd.index("--exclude") + 1] == "NOTserialORmulti-userORloadORload-smokeORsoakORload-soak"
+    assert parallel.cmd[parallel.cmd.index("--exclude") + 1] == "serialORloadORload-smokeORsoakORload-soak"
+    assert serial.cmd[serial.cmd.index("--exclude") + 1] == "NOTserialORloadORload-smokeORsoakORload-soak"
     for part in runs:  # the user's selection and the data source stay, after the part's own options
         assert part.cmd[-1] == str(run.SUITES) and "chat" in part.cmd
     assert (parallel.output.name, serial.output.name, serial.label) == (

@@ -33,7 +33,8 @@ TAXONOMY: tuple[tuple[tuple[str, ...], str], ...] = (
     (("multi-user", "soak"),
      "concurrent users, slot timelines, deferral, cancellation, KV-cache pressure; `soak`: the multi-user soak"),
     (("serial",), "needs the whole machine: `run.py --processes N` runs it alone after the parallel part (as it "
-                  "does `multi-user`, `load`, `load-smoke` and `soak`)"),
+                  "does `load`, `load-smoke` and `soak`). A `multi-user` test whose claim needs a quiet machine's "
+                  "timing (slots busy together, deferral order, a hang-up mid-stream) carries it too"),
     (("load-smoke",), "the short load profile on `tiny` that runs by default (see [Load tests](load.md))"),
     (("load-soak",), "minutes of load while the server's RSS, fds and threads are sampled; excluded by default, "
                      "even from `--include load`"),

@@ -8,7 +8,7 @@ Resource            ../../resources/completion.resource
 Suite Setup         Start Server For Suite    tiny-2-slots    --kv-unified    --metrics    n_ctx=${256}
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           multi-user
+Test Tags           multi-user    serial
 
 
 *** Variables ***

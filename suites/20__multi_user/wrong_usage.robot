@@ -7,7 +7,7 @@ Resource            ../../resources/slots.resource
 Suite Setup         Start Server For Suite    tiny-1-slot
 Suite Teardown      Stop Servers For Suite
 Test Timeout        2 minutes
-Test Tags           multi-user    wrong_usage
+Test Tags           multi-user    serial    wrong_usage
 
 
 *** Variables ***

@@ -86,8 +86,9 @@ def test_pabot_ordering_groups_the_selected_suites_without_their_serial_time(tmp
     (top / "03__deep").mkdir(parents=True)
     for name in ("x.robot", "y.robot", "03__deep/z_file.robot", "w.robot"):
         (top / name).touch()
-    found = durations.Durations(files={"suites/x.robot": 10.0, "suites/y.robot": 8.0, "suites/03__deep/z_file.robot": 4.0,
-                                       "suites/w.robot": 20.0, "suites/gone.robot": 30.0},
+    found = durations.Durations(files={"suites/x.robot": 10.0, "suites/y.robot": 8.0,
+                                       "suites/03__deep/z_file.robot": 4.0, "suites/w.robot": 20.0,
+                                       "suites/gone.robot": 30.0},
                                 serial={"suites/x.robot": 9.0})
     selected = {top / "x.robot", top / "y.robot", top / "03__deep/z_file.robot"}  # w.robot: no test selected
     text = durations.pabot_ordering(found, 2, tmp_path, top, selected)
