@@ -276,6 +276,8 @@ def harness_run() -> RobotRun:
 
 
 # ----- --processes N -----
+QUICK_EXIT_ROBOT = ROOT / "libraries" / "robot_quick_exit.py"  # robot without Python's teardown at exit
+
 # Tests that measure time or need the whole machine run alone, after the parallel part. `multi-user` is not one
 # of them: the multi-user tests whose claims need the timing of a quiet machine (slots busy together, deferral
 # order, hang-ups mid-stream) are tagged `serial` too; users at once who only must get their own answers are not.
@@ -289,7 +291,7 @@ def parallel_runs(run: RobotRun, processes: int) -> list[RobotRun]:
         raise RunError("--processes merges output.xml files: leave out --output NONE and --timestampoutputs")
     if run.first_attempt is not None:
         raise RunError("--processes and --rerun-failed do not go together: rerun with one process")
-    py, rest = run.cmd[:3], run.cmd[3:]
+    py, rest = [sys.executable, str(QUICK_EXIT_ROBOT)], run.cmd[3:]
     parts = {"parallel": run.output.with_name("output-parallel.xml"),
              "serial": run.output.with_name("output-serial.xml")}
     quiet = ["--log", "NONE", "--report", "NONE", "--xunit", "NONE", "--runemptysuite"]

@@ -455,7 +455,7 @@ def test_processes_split_the_run_into_a_parallel_and_a_serial_part():
     assert parallel.cmd[1:3] == ["-m", "pabot.pabot"]
     assert parallel.cmd[parallel.cmd.index("--processes") + 1] == "2"
     assert parallel.cmd[parallel.cmd.index("--command") + 1:parallel.cmd.index("--end-command")] == \
-        [sys.executable, "-m", "robot"]
+        [sys.executable, str(run.QUICK_EXIT_ROBOT)] == serial.cmd[:2]
     assert parallel.cmd[parallel.cmd.index("--exclude") + 1] == "serialORloadORload-smokeORsoakORload-soak"
     assert serial.cmd[serial.cmd.index("--exclude") + 1] == "NOTserialORloadORload-smokeORsoakORload-soak"
     for part in runs:  # the user's selection and the data source stay, after the part's own options

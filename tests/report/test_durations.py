@@ -111,3 +111,10 @@ def test_remember_keeps_no_suite_file_from_outside_the_checkout(tmp_path):
     assert kept.files == {"suites/a.robot": 2.0}
     path.write_text('{"files": {"a": 1.0}, "names": {"a": "A"}}')  # a key an older version wrote
     assert durations.load(path).files == {"a": 1.0}
+
+
+def test_a_folder_stays_in_one_group_unless_it_weighs_over_half_a_share():
+    weights = {"s/a/1.robot": 3.0, "s/a/2.robot": 2.0, "s/b/1.robot": 6.0, "s/c/1.robot": 4.0, "s/c/2.robot": 5.0}
+    units = durations.by_folder(weights, 2)  # a share is 10 s: a folder of over 5 s is split
+    assert units == {("s/a/1.robot", "s/a/2.robot"): 5.0, ("s/b/1.robot",): 6.0,
+                     ("s/c/1.robot",): 4.0, ("s/c/2.robot",): 5.0}

@@ -22,10 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import anthropic
-import openai
-
-from llamatest.clients.connect import Endpoint
+from llamatest.clients.connect import Endpoint, loaded_sdks
 
 # A stream helper's final object, by the helper's name.
 FINAL = {"chat.completions.stream": "get_final_completion", "beta.chat.completions.stream": "get_final_completion",
@@ -129,7 +126,7 @@ def missed_deadline(record: Call) -> str | None:
     """``no complete answer within N s`` when the SDK's own timeout ended the call (its ``APITimeoutError``
     says only "Request timed out."), else None: the words every missed deadline uses, so that
     `TimingVerdictListener` judges it like the others."""
-    if isinstance(record.error, openai.APITimeoutError | anthropic.APITimeoutError):
+    if isinstance(record.error, tuple(sdk.APITimeoutError for sdk in loaded_sdks().values())):
         return f"no complete answer within {record.deadline:g} s"
     return None
 

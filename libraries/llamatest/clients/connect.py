@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import ssl
+import sys
 from dataclasses import dataclass, field
+from importlib.metadata import version
 
-import anthropic
 import httpx2  # the SDKs' own HTTP client
-import openai
 import requests
 
 from llamatest import deadlines
@@ -42,15 +43,15 @@ class Endpoint:
         """A new SDK client (``openai`` or ``anthropic``; ``AsyncOpenAI``/``AsyncAnthropic`` when asked)."""
         if sdk not in SDKS:
             raise ValueError(f"unknown SDK '{sdk}': expected one of {', '.join(SDKS)}")
-        module = openai if sdk == "openai" else anthropic
+        module = importlib.import_module(sdk)
         http = module.DefaultAsyncHttpxClient if asynchronous else module.DefaultHttpxClient
         options = {"api_key": self.api_key, "max_retries": 0, "timeout": self.timeout,
                    "_strict_response_validation": self.strict,
                    "http_client": http(timeout=self.timeout, verify=tls_context())}
         if sdk == "openai":
-            cls = openai.AsyncOpenAI if asynchronous else openai.OpenAI
+            cls = module.AsyncOpenAI if asynchronous else module.OpenAI
             return cls(base_url=join_url(self.base_url, "/v1"), **options)
-        cls = anthropic.AsyncAnthropic if asynchronous else anthropic.Anthropic
+        cls = module.AsyncAnthropic if asynchronous else module.Anthropic
         return cls(base_url=self.base_url, **options)
 
 
@@ -81,5 +82,12 @@ def served_model(base_url: str, api_key: str = NO_KEY) -> str:
 
 
 def versions() -> dict[str, str]:
-    """The installed SDK versions, ``{"openai": "3.57.0", "anthropic": "2.15.0"}``."""
-    return {"openai": openai.__version__, "anthropic": anthropic.__version__}
+    """The installed SDK versions, ``{"openai": "3.57.0", "anthropic": "2.15.0"}`` (from their metadata: no import)."""
+    return {name: version(name) for name in SDKS}
+
+
+def loaded_sdks() -> dict:
+    """The SDK modules imported so far, by name. Each SDK is imported when a client of it is first made
+    (`Endpoint.client`), so a process that uses one does not pay the other's import (anthropic's: 1.3 s);
+    an SDK's error or object comes from an SDK that is loaded."""
+    return {name: sys.modules[name] for name in SDKS if name in sys.modules}

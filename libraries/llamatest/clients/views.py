@@ -6,11 +6,10 @@ import base64
 import json
 import struct
 
-import anthropic
-import openai
 import pydantic
 
 from llamatest.clients.calls import Call
+from llamatest.clients.connect import loaded_sdks
 
 ANTHROPIC_WIRE_EVENTS = {"message_start", "content_block_start", "content_block_delta", "content_block_stop",
                          "message_delta", "message_stop", "ping", "error"}
@@ -117,10 +116,11 @@ def error_body_deviations(error: BaseException) -> list[str]:
     object (``openai.types.shared.ErrorObject``; the SDK hands over what is inside ``error``), Anthropic's
     error response (``anthropic.types.ErrorResponse``: ``{"type": "error", "error": {...}}``)."""
     body = getattr(error, "body", None)
-    if isinstance(error, anthropic.APIStatusError):
-        return schema_deviations(body, anthropic.types.ErrorResponse)
-    if isinstance(error, openai.APIStatusError):
-        return schema_deviations(body, openai.types.shared.ErrorObject)
+    sdks = loaded_sdks()
+    if "anthropic" in sdks and isinstance(error, sdks["anthropic"].APIStatusError):
+        return schema_deviations(body, sdks["anthropic"].types.ErrorResponse)
+    if "openai" in sdks and isinstance(error, sdks["openai"].APIStatusError):
+        return schema_deviations(body, sdks["openai"].types.shared.ErrorObject)
     raise ValueError(f"{type(error).__name__} is not an SDK status error: it has no error body")
 
 

@@ -151,12 +151,29 @@ def selected_files(top: Path, options: dict) -> set[Path]:
     return {Path(test.source).resolve() for test in suite.all_tests}
 
 
+def by_folder(weights: dict[str, float], groups: int) -> dict[tuple[str, ...], float]:
+    """Suite files as units of the split: a folder's files together, so that one process pays what they share
+    (the SDK suites import the openai and anthropic SDKs, 2 s of CPU, once per process); a folder that weighs
+    over half of a group's share is split into its files, which the balance needs."""
+    share = sum(weights.values()) / max(groups, 1) / 2
+    folders: dict[str, list[str]] = {}
+    for key in sorted(weights):
+        folders.setdefault(str(Path(key).parent), []).append(key)
+    units: dict[tuple[str, ...], float] = {}
+    for keys in folders.values():
+        total = sum(weights[key] for key in keys)
+        units.update({tuple(keys): total} if total <= share else {(key,): weights[key] for key in keys})
+    return units
+
+
 def pabot_ordering(found: Durations, groups: int, root: Path, top: Path, selected: set[Path]) -> str:
     """A pabot ``--ordering`` file's text for a run of the folder ``top``: the ``selected`` suite files the
-    figures know (keys relative to ``root``) in ``groups`` balanced groups, each run in one robot process
-    (``{`` ... ``}``). Selected files the figures do not know are left out: pabot runs them after."""
+    figures know (keys relative to ``root``) in ``groups`` balanced groups of `by_folder` units, each group run
+    in one robot process (``{`` ... ``}``). Selected files the figures do not know are left out: pabot runs
+    them after."""
     weights = {key: seconds for key, seconds in parallel_weights(found).items() if (root / key).resolve() in selected}
     lines: list[str] = []
-    for group in balanced_groups(weights, groups):
-        lines += ["{", *(f"--suite {suite_name((root / key).resolve(), top.resolve())}" for key in group), "}"]
+    for group in balanced_groups(by_folder(weights, groups), groups):
+        files = [key for unit in group for key in unit]
+        lines += ["{", *(f"--suite {suite_name((root / key).resolve(), top.resolve())}" for key in files), "}"]
     return "\n".join(lines) + "\n"
