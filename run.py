@@ -239,6 +239,7 @@ class RobotRun:
     first_attempt: Path | None = None  # --rerun-failed: the earlier output.xml, merged with this run's after it
     env: dict | None = None  # variables added to run.py's environment for this run (and the servers it starts)
     parts_s: dict[str, float] | None = None  # --processes: robot's time of the parallel and the serial part
+    pabot_s: float | None = None  # --processes: what pabot's start and merge add to the parallel part
 
     def output_written(self) -> Path | None:
         """The output.xml this run wrote, if any."""
@@ -331,6 +332,18 @@ def server_threads(processes: int) -> dict:
     return {settings.ENV_SERVER_THREADS: str(max(1, (os.cpu_count() or 1) // processes))}
 
 
+def processes_span(results: Path) -> float | None:
+    """The parallel part's robot time: from its first robot process's start to its last one's end. As in a
+    run of one process, robot's work before and after the suites is left out: here pabot's (finding the suites,
+    merging the processes' outputs), which the merged output's own time includes. None without outputs."""
+    from robot.api import ExecutionResult
+
+    suites = [ExecutionResult(str(path), include_keywords=False).suite for path in results.glob("*/output.xml")]
+    if not suites:
+        return None
+    return (max(suite.end_time for suite in suites) - min(suite.start_time for suite in suites)).total_seconds()
+
+
 def combine_parallel(parallel: RobotRun, serial: RobotRun) -> RobotRun:
     """rebot --merge: one output.xml, log, report and xUnit file, one suite tree; the closing line counts it."""
     from robot.api import ExecutionResult
@@ -351,6 +364,10 @@ def combine_parallel(parallel: RobotRun, serial: RobotRun) -> RobotRun:
     merged.parts_s = {run.label if run is serial else "parallel": results[path].suite.elapsed_time.total_seconds()
                       for run, path in ((parallel, parallel.output_written()), (serial, serial.output_written()))
                       if path in outputs}
+    if "parallel" in merged.parts_s:
+        pabot_s = merged.parts_s["parallel"]
+        merged.parts_s["parallel"] = processes_span(parallel.output.parent / "pabot_results") or pabot_s
+        merged.pabot_s = pabot_s - merged.parts_s["parallel"]
     for log in parallel.output.parent.glob("pabot_results/*/*.srvlog"):  # where the log's links point
         shutil.copy2(log, merged.output.parent / log.name)
     rebot = [sys.executable, "-m", "robot.rebot", "--outputdir", str(merged.output.parent)]
@@ -771,7 +788,7 @@ def report_durations(runs: list[RobotRun], passthrough: list[str]) -> None:
         return
     if suites.parts_s:
         found.total_s = sum(suites.parts_s.values())
-    for line in durations.console_lines(found, suites.parts_s):
+    for line in durations.console_lines(found, suites.parts_s, suites.pabot_s):
         say(line)
     durations.write(found, output.parent)
     if found.files:

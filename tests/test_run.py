@@ -509,7 +509,22 @@ def test_processes_merge_leaves_out_a_part_that_ran_no_test(tmp_path):
     merged = run.combine_parallel(parallel, serial)
     assert run.tally(merged) == (1, 0, 0)
     assert list(merged.parts_s) == ["parallel"]  # the run's time is the part that ran, not a sum of processes
+    assert merged.pabot_s == 0  # no process outputs: the merged output's own time stands
     assert not (tmp_path / ".pabotsuitenames").exists()
+
+
+def test_the_parallel_part_lasts_from_its_first_process_start_to_its_last_end(tmp_path):
+    suite = tmp_path / "quick.robot"
+    suite.write_text("*** Test Cases ***\nQuick\n    Sleep    0.2\n")
+    for index in range(2):  # one after the other: the span holds both
+        (tmp_path / str(index)).mkdir()
+        subprocess.run([sys.executable, "-m", "robot", "--output", str(tmp_path / str(index) / "output.xml"),
+                        "--log", "NONE", "--report", "NONE", str(suite)], stdout=subprocess.DEVNULL, check=True)
+    from robot.api import ExecutionResult
+
+    first, last = (ExecutionResult(str(tmp_path / str(i) / "output.xml")).suite for i in range(2))
+    assert run.processes_span(tmp_path) == (last.end_time - first.start_time).total_seconds() >= 0.4
+    assert run.processes_span(tmp_path / "none") is None
 
 
 @pytest.mark.parametrize("value", ["0", "two", ""])

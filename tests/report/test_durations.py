@@ -63,6 +63,9 @@ def test_a_parallel_run_names_its_parts_and_no_share_of_a_sum_of_processes():
     line = durations.console_lines(found, {"parallel": 56.7, "serial": 21.4})[0]
     assert line.startswith("time: 78.1 s in robot (parallel part 56.7 s, serial part 21.4 s), 21.0 s of all "
                            "processes in suite set-ups")
+    line = durations.console_lines(found, {"parallel": 52.7, "serial": 21.4}, 4.0)[0]
+    assert line.startswith("time: 78.1 s in robot (parallel part 52.7 s, serial part 21.4 s; pabot's start and "
+                           "merge add 4.0 s), ")
 
 
 def test_remember_keeps_other_files_and_takes_the_newest_figure(tmp_path):

@@ -66,12 +66,14 @@ def slowest(times: dict[str, float], top: int = TOP) -> list[tuple[str, float]]:
     return heapq.nlargest(top, times.items(), key=lambda item: item[1])
 
 
-def console_lines(found: Durations, parts_s: dict[str, float] | None = None, top: int = TOP) -> list[str]:
+def console_lines(found: Durations, parts_s: dict[str, float] | None = None, pabot_s: float | None = None,
+                  top: int = TOP) -> list[str]:
     """The run's time (with ``parts_s``, a ``--processes`` run's: its parallel and its serial part's robot times,
-    one after the other), the part spent in suite set-ups and tear-downs (added up over processes), and the
-    ``top`` slowest files and tests."""
+    one after the other; ``pabot_s``: what pabot's own start and merge add to the parallel part), the part spent
+    in suite set-ups and tear-downs (added up over processes), and the ``top`` slowest files and tests."""
     share = found.setup_s / found.total_s if found.total_s and not parts_s else None
-    parts = f" ({', '.join(f'{name} part {s:.1f} s' for name, s in parts_s.items())})" if parts_s else ""
+    pabot = f"; pabot's start and merge add {pabot_s:.1f} s" if pabot_s is not None else ""
+    parts = f" ({', '.join(f'{name} part {s:.1f} s' for name, s in parts_s.items())}{pabot})" if parts_s else ""
     setups = f"{found.setup_s:.1f} s " + (f"({share:.0%}) of it" if share is not None else "of all processes")
     lines = [f"time: {found.total_s:.1f} s in robot{parts}, {setups} in suite set-ups "
              f"and tear-downs (servers and fixtures started and stopped)"]
