@@ -34,6 +34,9 @@ ROBOT_ARGS = ROOT / "robot.args"  # what every run needs; plain robot reads it t
 SELECTION_ARGS = ROOT / "selection.args"  # the default selection: run.py adds it, plain robot when asked
 SUITES = ROOT / "suites"
 SUITE_TIMES = "suite-times.json"  # in RESULTS: every suite file's last measured time, for the --processes split
+# The same, from --processes runs: a file's time beside another process (CPU-bound files slow down, waiting ones
+# do not) is what the split balances; a file that never ran there falls back to its time in a run of one process.
+PARALLEL_SUITE_TIMES = "suite-times-parallel.json"
 HARNESS = ROOT / "tests" / "harness"
 ROOT_RELATIVE_OPTIONS = ("outputdir", "pythonpath")  # path options in robot.args, relative to ROOT
 DEFAULT_TIMEOUT = 2400
@@ -63,7 +66,7 @@ run.py options:
   --processes N        run suite files in N parallel processes (pabot); tests tagged serial,
                        load, load-smoke, soak or load-soak run alone afterwards; one merged
                        output.xml, log and report. The suite files are split into N groups of about
-                       equal time, by the times earlier runs measured (results/suite-times.json)
+                       equal time, by the times earlier runs measured (results/suite-times*.json)
   --rerun-failed       rerun only the tests that failed in the last output.xml, and merge both
                        attempts (rebot --merge) into one output.xml, log and report
   --also-managed       with {settings.ENV_SERVER_URL}: suites that cannot run on that server start
@@ -310,7 +313,7 @@ def split_by_time(processes: int, robot_args: list[str]) -> list[str]:
     figures yet or the run names its own suite paths (the names would not match)."""
     from llamatest.report import durations
 
-    known = durations.load(RESULTS / SUITE_TIMES)
+    known = durations.merged(durations.load(RESULTS / SUITE_TIMES), durations.load(RESULTS / PARALLEL_SUITE_TIMES))
     if known is None or not known.files or robot_args[-1:] != [str(SUITES)]:
         return ["--chunk"]
     options, _ = parse_robot_args(robot_args)
@@ -792,7 +795,7 @@ def report_durations(runs: list[RobotRun], passthrough: list[str]) -> None:
         say(line)
     durations.write(found, output.parent)
     if found.files:
-        durations.remember(found, RESULTS / SUITE_TIMES)
+        durations.remember(found, RESULTS / (PARALLEL_SUITE_TIMES if suites.parts_s else SUITE_TIMES))
 
 
 # ----- bug reports (a run that includes bug tests) -----

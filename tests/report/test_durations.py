@@ -121,3 +121,11 @@ def test_a_folder_stays_in_one_group_unless_it_weighs_over_half_a_share():
     units = durations.by_folder(weights, 2)  # a share is 10 s: a folder of over 5 s is split
     assert units == {("s/a/1.robot", "s/a/2.robot"): 5.0, ("s/b/1.robot",): 6.0,
                      ("s/c/1.robot",): 4.0, ("s/c/2.robot",): 5.0}
+
+
+def test_figures_of_parallel_runs_take_the_place_of_others_file_by_file():
+    base = durations.Durations(files={"a": 5.0, "b": 2.0}, serial={"a": 1.0, "b": 1.0})
+    newer = durations.Durations(files={"b": 4.0, "c": 3.0}, serial={"c": 0.5})
+    both = durations.merged(base, newer)
+    assert (both.files, both.serial) == ({"a": 5.0, "b": 4.0, "c": 3.0}, {"a": 1.0, "c": 0.5})
+    assert durations.merged(None, newer) is newer and durations.merged(base, None) is base

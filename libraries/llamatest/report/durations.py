@@ -112,6 +112,14 @@ def remember(found: Durations, path: Path) -> None:
     write(kept, path.parent, path.name)
 
 
+def merged(base: Durations | None, newer: Durations | None) -> Durations | None:
+    """``base``'s suite-file figures with ``newer``'s in their place where it has them."""
+    if base is None or newer is None:
+        return newer or base
+    serial = {key: value for key, value in base.serial.items() if key not in newer.files}
+    return Durations(files={**base.files, **newer.files}, serial={**serial, **newer.serial})
+
+
 def parallel_weights(found: Durations) -> dict[str, float]:
     """Each suite file's time without its serial tests (``--processes`` runs those alone, after pabot)."""
     return {key: max(0.0, seconds - found.serial.get(key, 0.0)) for key, seconds in found.files.items()}
