@@ -367,10 +367,9 @@ def combine_parallel(parallel: RobotRun, serial: RobotRun) -> RobotRun:
     merged.parts_s = {run.label if run is serial else "parallel": results[path].suite.elapsed_time.total_seconds()
                       for run, path in ((parallel, parallel.output_written()), (serial, serial.output_written()))
                       if path in outputs}
-    if "parallel" in merged.parts_s:
-        pabot_s = merged.parts_s["parallel"]
-        merged.parts_s["parallel"] = processes_span(parallel.output.parent / "pabot_results") or pabot_s
-        merged.pabot_s = pabot_s - merged.parts_s["parallel"]
+    span = processes_span(parallel.output.parent / "pabot_results") if "parallel" in merged.parts_s else None
+    if span is not None:  # pabot's merged output also counts its own start and merge
+        merged.parts_s["parallel"], merged.pabot_s = span, merged.parts_s["parallel"] - span
     for log in parallel.output.parent.glob("pabot_results/*/*.srvlog"):  # where the log's links point
         shutil.copy2(log, merged.output.parent / log.name)
     rebot = [sys.executable, "-m", "robot.rebot", "--outputdir", str(merged.output.parent)]

@@ -19,7 +19,7 @@ import requests
 
 from llamatest import deadlines
 from llamatest.fuzz.mutate import Mutation, Mutator
-from llamatest.http.session import environment_read_once, read_within
+from llamatest.http.session import read_within
 from llamatest.neterrors import failure_kind
 from llamatest.textutil import parse_json
 
@@ -134,7 +134,7 @@ def fuzz(url: str, body: dict, count: int = 500, seed: int = 1, max_seconds: flo
                           documented_5xx=tuple(documented_5xx), server=server)
     mutator = mutator or Mutator(seed)
     start = time.perf_counter()
-    with environment_read_once(requests.Session()) as session:
+    with requests.Session() as session:
         session.headers.update(headers or {})
         for mutation in mutator.mutations(body, count):
             if time.perf_counter() - start >= max_seconds:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -138,28 +137,6 @@ def mount(session: requests.Session, timeout: float | None = None, log: LogHtml 
     adapter = DeadlineAdapter(timeout, log)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
-    return environment_read_once(session)
-
-
-def environment_read_once(session: requests.Session) -> requests.Session:
-    """``session`` reads the proxy and CA-bundle variables of the environment once per host and arguments.
-
-    requests reads them before every request (``merge_environment_settings``: urllib walks and decodes the
-    whole of ``os.environ`` twice), a tenth of a suite process's CPU in a profile of five folders; a run's
-    environment does not change, so the first answer for a host stands for the session's life.
-    """
-    known: dict[tuple, dict] = {}
-    read = session.merge_environment_settings
-
-    def merged(url, proxies, stream, verify, cert):
-        parts = urlsplit(url)
-        key = (parts.scheme, parts.netloc, tuple(sorted((proxies or {}).items())), stream, verify, cert)
-        if key not in known:
-            known[key] = read(url, proxies, stream, verify, cert)
-        found = known[key]
-        return {**found, "proxies": dict(found["proxies"])}  # requests may add to the proxies it is given
-
-    session.merge_environment_settings = merged
     return session
 
 

@@ -245,8 +245,6 @@ def fixed_length_prompts(base_url: str, n: int, n_tokens: int, *, seed: int = 0,
     """
     import requests
 
-    from llamatest.http.session import environment_read_once
-
     _check_int("n", n, minimum=1)
     _check_int("n_tokens", n_tokens, minimum=1)
     if route is not None and route not in ROUTES:
@@ -255,7 +253,7 @@ def fixed_length_prompts(base_url: str, n: int, n_tokens: int, *, seed: int = 0,
         raise ValueError(f"base_url must be an http(s) URL such as http://127.0.0.1:8080; got {base_url!r}")
     if session is not None:
         return _fit_prompts(_TokenizerApi(base_url, session, dict(headers or {}), route), n, n_tokens, seed)
-    with environment_read_once(requests.Session()) as own:  # ours: closed when done
+    with requests.Session() as own:  # ours: closed when done
         return _fit_prompts(_TokenizerApi(base_url, own, dict(headers or {}), route), n, n_tokens, seed)
 
 
@@ -267,11 +265,9 @@ def exact_prompts(base_url: str, wanted: list[tuple[str, int, int]], *, route: s
     token): the rows of one session of a trace share their prefix."""
     import requests
 
-    from llamatest.http.session import environment_read_once
-
     if route is not None and route not in ROUTES:
         raise ValueError(f"route must be None or one of {', '.join(ROUTES)}; got {route!r}")
-    with environment_read_once(requests.Session()) as own:
+    with requests.Session() as own:
         api = _TokenizerApi(base_url, own, dict(headers or {}), route)
         return [_fit_prompt(api, opening, n, random.Random(seed)) for opening, n, seed in wanted]
 
