@@ -92,7 +92,8 @@ Metrics Of A Model Count Its Requests
 Model Events Report A Load Until The Model Is Loaded
     [Documentation]    The router's event stream ends on the server's side only at an event or at its 1 s poll
     ...    (server-models.cpp, `http_polling_seconds`), and the router's exit waits for it: the loads and unloads
-    ...    of the tests after this one end it, so that the suite's teardown does not wait for the poll.
+    ...    of the tests after this one end it once the teardown has closed the stream, so that the suite's
+    ...    teardown does not wait for the poll.
     Model Is Unloaded    tiny-draft
     ${stream} =    Open Model Events
     Load Model    tiny-draft

@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from llamatest.load.analysis.bootstrap import resampled_percentiles
+
 VERDICTS = ("improved", "unchanged", "regressed", "inconclusive", "incomparable")
 LOWER, HIGHER = "lower-better", "higher-better"
 
@@ -59,8 +61,6 @@ DEFAULT_TOLERANCES = {
 }
 SINGLE_RUN_REL = 0.25
 SINGLE_RUN_ABS = {"error_rate": 0.05}
-MAX_BOOTSTRAP_N = 5_000  # larger sample lists are subsampled (seeded): a wider, never narrower, interval
-_MAX_CELLS = 4_000_000  # resample matrix cells per batch
 
 
 
@@ -103,32 +103,20 @@ def _rng(seed: int, name: str) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(name.encode())])
 
 
-def _boot_percentiles(x: np.ndarray, qs: list[float], resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """(len(qs), resamples) percentiles of bootstrap resamples of ``x`` (one resample matrix for all ``qs``)."""
-    if len(x) > MAX_BOOTSTRAP_N:
-        x = rng.choice(x, MAX_BOOTSTRAP_N, replace=False)
-    n = len(x)
-    batch = max(1, _MAX_CELLS // n)
-    out = np.empty((len(qs), resamples))
-    for start in range(0, resamples, batch):
-        stop = min(resamples, start + batch)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        out[:, start:stop] = np.percentile(x[idx], qs, axis=1)
-    return out
-
-
 def bootstrap_diff_cis(current: Iterable[float], reference: Iterable[float], qs: list[float], *, seed: int = 0,
                        resamples: int = 2000, confidence: float = 0.95, name: str = "") -> list[tuple[float, float]]:
     """Percentile-bootstrap intervals of ``percentile(current, q) - percentile(reference, q)`` for each ``q``:
-    each side resampled with replacement ``resamples`` times (numpy ``linear`` percentiles; seeded by
-    ``seed`` and ``name``). Lists longer than ``MAX_BOOTSTRAP_N`` are first subsampled, which can only widen
-    the interval."""
-    cur, ref = _values(list(current)), _values(list(reference))
+    each side resampled with replacement ``resamples`` times (numpy ``linear`` percentiles, drawn by
+    ``bootstrap.resampled_percentiles``; seeded by ``seed`` and ``name``)."""
+    cur, ref = np.sort(_values(list(current))), np.sort(_values(list(reference)))
     rng = _rng(seed, name)
-    diff = _boot_percentiles(cur, qs, resamples, rng) - _boot_percentiles(ref, qs, resamples, rng)
     alpha = (1 - confidence) / 2
-    bounds = np.percentile(diff, [100 * alpha, 100 * (1 - alpha)], axis=1)
-    return [(float(lo), float(hi)) for lo, hi in bounds.T]
+    out = []
+    for q in qs:
+        diff = resampled_percentiles(cur, q, resamples, rng) - resampled_percentiles(ref, q, resamples, rng)
+        lo, hi = np.percentile(diff, [100 * alpha, 100 * (1 - alpha)])
+        out.append((float(lo), float(hi)))
+    return out
 
 
 def bootstrap_diff_ci(current: Iterable[float], reference: Iterable[float], q: float, **kw: Any) -> tuple[float, float]:

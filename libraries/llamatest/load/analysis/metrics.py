@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from llamatest.load.analysis.bootstrap import resampled_percentiles
 from llamatest.load.engine.record import RequestRecord, RunRecord
 
 SCHEMA = "llamatest.load.summary/1"
@@ -306,30 +307,14 @@ def _per_token_gaps(gaps: list[float], counts: list[int]) -> list[float]:
 # ---------------------------------------------------------------------------------------------- distributions
 
 def _bootstrap(x: np.ndarray, qs: list[float], resamples: int, seed: int) -> np.ndarray:
-    """(len(qs), 2) bounds of the percentile-bootstrap CI of each percentile in ``qs``.
-
-    Exact bootstrap without materialising resamples: a resample of n values drawn with replacement is
-    ``sorted_x[floor(n * U)]`` for n uniforms U, and the k-th smallest of n uniforms is Beta(k, n + 1 - k); the
-    next one is ``U_k + (1 - U_k) * Beta(1, n - k)``. The linear percentile of a resample only needs those two
-    order statistics, so each resample costs O(1) whatever n is (a 250,000-sample ITL takes milliseconds).
-    """
+    """(len(qs), 2) bounds of the percentile-bootstrap CI of each percentile in ``qs`` (the resamples drawn by
+    ``bootstrap.resampled_percentiles``: O(1) each, so a 250,000-sample ITL takes milliseconds)."""
     xs = np.sort(x)
-    n = len(xs)
     rng = np.random.default_rng(seed)
     tail = (1.0 - CI_LEVEL) / 2.0 * 100.0
     out = np.empty((len(qs), 2))
     for i, q in enumerate(qs):
-        h = (n - 1) * q / 100.0
-        lo = int(math.floor(h))
-        frac = h - lo
-        k = lo + 1  # 1-based rank of the lower order statistic
-        u_k = rng.beta(k, n + 1 - k, size=resamples)
-        stat = xs[np.minimum((n * u_k).astype(np.int64), n - 1)]
-        if frac > 0 and k < n:
-            u_next = u_k + (1.0 - u_k) * rng.beta(1, n - k, size=resamples)
-            upper = xs[np.minimum((n * u_next).astype(np.int64), n - 1)]
-            stat = stat + frac * (upper - stat)
-        out[i] = np.percentile(stat, [tail, 100.0 - tail], method="linear")
+        out[i] = np.percentile(resampled_percentiles(xs, q, resamples, rng), [tail, 100.0 - tail], method="linear")
     return out
 
 
