@@ -126,7 +126,7 @@ def test_prepared_workers_have_started_when_ready_returns(own_workers, tmp_path)
 
 def test_a_worker_that_dies_while_starting_leaves_the_charts_to_this_process(own_workers, tmp_path, monkeypatch):
     start = drawing._worker_start
-    monkeypatch.setattr(drawing, "_worker_start", lambda started: time.sleep(60))  # forked: a start that hangs
+    monkeypatch.setattr(drawing, "_worker_start", lambda *_: time.sleep(60))  # forked: a start that hangs
     drawing.prepare()
     monkeypatch.setattr(drawing, "_worker_start", start)  # the next workers start as they should
     os.kill(next(iter(own_workers[0]._processes)), signal.SIGKILL)
