@@ -40,7 +40,9 @@ class LlamaServerLibrary:
     = Presets =
     A preset names a whole set-up: model, slots (``--parallel``), total context (``--ctx-size``,
     shared by the slots) and flags. ``Start Preset Server`` starts one; its arguments override
-    fields and add flags. The presets:
+    fields and add flags. A preset of a model the project generates (``tiny`` and its variants, the
+    reranker) runs one thread (``LLAMA_ARG_THREADS=1``, unless the run sets the variable; a
+    ``--threads`` flag wins over it). The presets:
 
     %PRESETS%
 
@@ -159,7 +161,8 @@ class LlamaServerLibrary:
         chosen, flags, external = _chosen_preset(preset, extra_flags, alias == SUITE or external_ok, env,
                                                  n_slots=n_slots, n_ctx=n_ctx, embeddings=embeddings, api_key=api_key)
         server = self._pool.start(lambda: resolve_model(chosen.model), flags, alias=alias, timeout=timeout,
-                                  external_ok=external is not None, env=env, output_dir=output_dir(),
+                                  external_ok=external is not None, env=_presets.server_env(chosen, env),
+                                  output_dir=output_dir(),
                                   suite=current_suite(), preset=chosen)
         return self._started(server, f" from preset '{preset}'", keyless=api_key is not None)
 
@@ -172,7 +175,7 @@ class LlamaServerLibrary:
         chosen, flags, _ = _chosen_preset(preset, extra_flags, False, env, n_slots=n_slots, n_ctx=n_ctx,
                                           embeddings=embeddings)
         server = self._pool.launch(resolve_model(chosen.model), flags, alias=alias, output_dir=output_dir(),
-                                   env=env, suite=current_suite())
+                                   env=_presets.server_env(chosen, env), suite=current_suite())
         server.preset = chosen
         logger.info(f"llama-server '{_htmllog.escape(alias)}' launched from preset '{_htmllog.escape(preset)}' "
                     f"(pid {server.proc.pid}), not waited for yet")

@@ -84,7 +84,7 @@ ENVIRONMENT: tuple[Variable, ...] = (
                                  "one)"),
     Variable(ENV_SLOW_PROXY_DELAY, "how long slow-llama-server holds each stream's first chunk, in ms (default 300)"),
     Variable(ENV_SERVER_THREADS, "llama-server's --threads; run.py --processes N sets it to cores / N unless you "
-                                 "set it"),
+                                 "set it; the generated models' presets take 1 unless it is set"),
     Variable(ENV_BUILD_JOBS, "parallel jobs of the llama-server builds (default 2)"),
     Variable(ENV_PIP_INDEX, "pip's package index, also for fetching llama.cpp's server tests (set-up)"),
     Variable(ENV_RAY_TMPDIR, "Ray's folder for a local instance (default a folder in the system temp folder)"),

@@ -135,3 +135,27 @@ def test_corrupt_registry_entry_is_removed(pid_registry):
     (pid_registry / "123.json").write_text("{not json")
     assert _pidregistry.sweep() == []
     assert not (pid_registry / "123.json").exists()
+
+
+# An owner that starts a sleeper as the server starts are started (dying_with_parent), prints its pid, waits.
+TIED_OWNER = (
+    "import subprocess, time\nfrom llamatest.server import registry as _pidregistry\n"
+    f"argv, preexec = _pidregistry.dying_with_parent({SLEEPER!r})\n"
+    "p = subprocess.Popen(argv, preexec_fn=preexec, start_new_session=True)\n"
+    "print(p.pid, flush=True)\n"
+    "time.sleep(60)\n"
+)
+
+
+@pytest.mark.parametrize("setpriv", [True, False], ids=["setpriv", "preexec_fn"])
+def test_a_child_started_dying_with_parent_ends_when_its_owner_is_killed(setpriv, monkeypatch):
+    if setpriv and _pidregistry.shutil.which("setpriv") is None:
+        pytest.skip("util-linux's setpriv is not installed here")
+    path = os.environ.get("PATH", "") if setpriv else ""
+    env = {"PYTHONPATH": str(Path(_pidregistry.__file__).parents[2]), "PATH": path}
+    owner = subprocess.Popen([sys.executable, "-c", TIED_OWNER], stdout=subprocess.PIPE, text=True, env=env)
+    child = psutil.Process(int(owner.stdout.readline()))
+    owner.kill()  # no teardown: only the kernel's death signal can end the child
+    owner.wait()
+    psutil.wait_procs([child], timeout=10)
+    assert not child.is_running() or child.status() == psutil.STATUS_ZOMBIE

@@ -12,8 +12,10 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import shutil
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import psutil
@@ -127,6 +129,17 @@ def _signal_all(procs: list[psutil.Process], send) -> None:
             send(proc)
         except psutil.Error:  # gone meanwhile, or not ours to signal
             pass
+
+
+def dying_with_parent(args: list[str]) -> tuple[list[str], Callable[[], None] | None]:
+    """The command line and ``preexec_fn`` that start ``args`` as a child the kernel ends with its parent: through
+    util-linux's ``setpriv --pdeathsig`` when it is installed, else `die_with_parent`. A ``preexec_fn`` makes
+    Python fork the whole robot process (12.7 ms at 185 MB) instead of vfork (0.2 ms), at each of a run's 190
+    server starts. The death signal survives setpriv's exec of the server (prctl(2))."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return list(args), die_with_parent
+    return [setpriv, "--pdeathsig", "TERM", "--", *args], None
 
 
 def die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
