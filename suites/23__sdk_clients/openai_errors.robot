@@ -92,7 +92,8 @@ Answer Slower Than The Timeout Raises API Timeout Error
     ...    second. The next call is answered once they are done (on the suite's one slot), so the suite's teardown
     ...    finds the server idle instead of waiting that second for the check. Tagged `serial`: beside another
     ...    process on 2 cores, the client once went unscheduled for the 120 ms the answer took, between sending
-    ...    and starting its 5 ms wait, and read the whole answer in time.
+    ...    and starting its 5 ms wait, and read the whole answer in time. Beside CPU hogs that can still happen:
+    ...    an answer within the timeout is then a timing failure, not judged on a busy machine.
     [Tags]    serial
     ${messages} =    User Messages    ${QUESTION}
     ${error} =    OpenAI Call Should Fail    chat.completions.create    messages=${messages}    max_tokens=${400}

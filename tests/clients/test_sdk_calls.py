@@ -5,8 +5,10 @@ import asyncio
 import openai
 import pytest
 
+import ClientsLibrary
 from llamatest.clients import calls, views
 from llamatest.clients.connect import Endpoint
+from TimingVerdictListener import TIMING_FAILURE
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -103,3 +105,17 @@ def test_concurrent_calls_keep_their_order(server):
                                                  model=lambda: "m"))
     assert [views.streamed_text(record) for record in records] == ["xxx", "x", "xx"]
     assert all(record.arguments["model"] == "m" for record in records)
+
+
+def test_an_answer_within_a_timeout_meant_to_fail_is_a_timing_failure(endpoint):
+    """`OpenAI Call Should Fail` with a short timeout that the answer beat: the message uses the words of a missed
+    deadline, so that TimingVerdictListener does not judge it on a busy machine; without a timeout it does not."""
+    record = calls.call(endpoint, "openai", "chat.completions.create", {"messages": MESSAGES, "max_tokens": 3},
+                        model=lambda: "m")
+    with pytest.raises(AssertionError) as timed:
+        ClientsLibrary._judged(record, True, 0.005)
+    with pytest.raises(AssertionError) as untimed:
+        ClientsLibrary._judged(record, True)
+    assert str(timed.value).endswith("returned ChatCompletion within 0.005 s, the timeout it was given")
+    assert TIMING_FAILURE.search(str(timed.value))
+    assert not TIMING_FAILURE.search(str(untimed.value))
