@@ -155,6 +155,9 @@ def test_a_child_started_dying_with_parent_ends_when_its_owner_is_killed(setpriv
     env = {"PYTHONPATH": str(Path(_pidregistry.__file__).parents[2]), "PATH": path}
     owner = subprocess.Popen([sys.executable, "-c", TIED_OWNER], stdout=subprocess.PIPE, text=True, env=env)
     child = psutil.Process(int(owner.stdout.readline()))
+    end = time.monotonic() + 10
+    while child.cmdline() != SLEEPER and time.monotonic() < end:  # setpriv sets the signal, then runs the sleeper
+        time.sleep(0.01)
     owner.kill()  # no teardown: only the kernel's death signal can end the child
     owner.wait()
     psutil.wait_procs([child], timeout=10)

@@ -135,7 +135,8 @@ def dying_with_parent(args: list[str]) -> tuple[list[str], Callable[[], None] | 
     """The command line and ``preexec_fn`` that start ``args`` as a child the kernel ends with its parent: through
     util-linux's ``setpriv --pdeathsig`` when it is installed, else `die_with_parent`. A ``preexec_fn`` makes
     Python fork the whole robot process (12.7 ms at 185 MB) instead of vfork (0.2 ms), at each of a run's 190
-    server starts. The death signal survives setpriv's exec of the server (prctl(2))."""
+    server starts. The death signal survives setpriv's exec of the server (prctl(2)); it is set a moment after
+    the spawn returns, when setpriv runs: a parent killed before then leaves the child to the registry's sweep."""
     setpriv = shutil.which("setpriv")
     if setpriv is None:
         return list(args), die_with_parent
