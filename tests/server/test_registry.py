@@ -149,8 +149,8 @@ TIED_OWNER = (
 
 @pytest.mark.parametrize("setpriv", [True, False], ids=["setpriv", "preexec_fn"])
 def test_a_child_started_dying_with_parent_ends_when_its_owner_is_killed(setpriv, monkeypatch):
-    if setpriv and _pidregistry.shutil.which("setpriv") is None:
-        pytest.skip("util-linux's setpriv is not installed here")
+    if setpriv and _pidregistry.death_signal_setpriv() is None:
+        pytest.skip("no util-linux setpriv with --pdeathsig here")
     path = os.environ.get("PATH", "") if setpriv else ""
     env = {"PYTHONPATH": str(Path(_pidregistry.__file__).parents[2]), "PATH": path}
     owner = subprocess.Popen([sys.executable, "-c", TIED_OWNER], stdout=subprocess.PIPE, text=True, env=env)
@@ -162,3 +162,16 @@ def test_a_child_started_dying_with_parent_ends_when_its_owner_is_killed(setpriv
     owner.wait()
     psutil.wait_procs([child], timeout=10)
     assert not child.is_running() or child.status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_setpriv_without_pdeathsig_is_not_used(tmp_path, monkeypatch):
+    """An older util-linux's setpriv (before 2.33) rejects --pdeathsig: servers are then started with preexec_fn."""
+    old = tmp_path / "setpriv"
+    old.write_text("#!/bin/sh\necho 'setpriv: unrecognized option' >&2\nexit 1\n")
+    old.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
+    _pidregistry.death_signal_setpriv.cache_clear()
+    try:
+        assert _pidregistry.dying_with_parent(["llama-server"]) == (["llama-server"], _pidregistry.die_with_parent)
+    finally:
+        _pidregistry.death_signal_setpriv.cache_clear()

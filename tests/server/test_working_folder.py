@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -63,7 +62,7 @@ def test_a_binary_that_cannot_start_leaves_no_folder(pool, tmp_path, monkeypatch
     (tmp_path / "not-executable").chmod(0o755)
     before = set(Path(tempfile.gettempdir()).glob("llamatest-server-suite-*"))
     # Through setpriv the exec fails in the child, which exits before the server is ready; without it, in Popen.
-    with pytest.raises(OSError if shutil.which("setpriv") is None else StartFailed):
+    with pytest.raises(OSError if registry.death_signal_setpriv() is None else StartFailed):
         start(pool, tmp_path, tmp_path / "model.gguf")
     assert set(Path(tempfile.gettempdir()).glob("llamatest-server-suite-*")) == before
 

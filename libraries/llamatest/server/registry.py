@@ -10,10 +10,12 @@ must match.
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import os
 import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -137,10 +139,25 @@ def dying_with_parent(args: list[str]) -> tuple[list[str], Callable[[], None] | 
     Python fork the whole robot process (12.7 ms at 185 MB) instead of vfork (0.2 ms), at each of a run's 190
     server starts. The death signal survives setpriv's exec of the server (prctl(2)); it is set a moment after
     the spawn returns, when setpriv runs: a parent killed before then leaves the child to the registry's sweep."""
-    setpriv = shutil.which("setpriv")
+    setpriv = death_signal_setpriv()
     if setpriv is None:
         return list(args), die_with_parent
     return [setpriv, "--pdeathsig", "TERM", "--", *args], None
+
+
+@functools.cache
+def death_signal_setpriv() -> str | None:
+    """util-linux's setpriv where it is installed and knows ``--pdeathsig`` (util-linux 2.33 and later), else None:
+    tried once, on ``true``, as an older one would fail every server start."""
+    found = shutil.which("setpriv")
+    if found is None:
+        return None
+    try:
+        works = subprocess.run([found, "--pdeathsig", "TERM", "--", "true"], stdin=subprocess.DEVNULL,
+                               capture_output=True, timeout=deadlines.deadline("probe")).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        works = False
+    return found if works else None
 
 
 def die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
