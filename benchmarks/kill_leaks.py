@@ -58,7 +58,8 @@ def kind(proc: psutil.Process) -> str:
         return "ray"
     if "-m pabot" in cmd or "pabot.pabot" in cmd:
         return "pabot"
-    if "-m robot" in cmd or "robot.run" in cmd or "robot/run.py" in cmd:
+    # run.py --processes starts its robots as libraries/robot_quick_exit.py (robot without Python's teardown)
+    if "-m robot" in cmd or "robot.run" in cmd or "robot/run.py" in cmd or "robot_quick_exit.py" in cmd:
         return "robot"
     if "run.py" in cmd:
         return "run.py"
