@@ -27,11 +27,13 @@ OWNER = (
 pytestmark = pytest.mark.usefixtures("pid_registry")
 
 
-def start_owner():
-    """A robot-like owner process with one registered server; returns (owner, server pid)."""
-    env = {"PYTHONPATH": str(Path(_pidregistry.__file__).parents[2]), "PATH": os.environ.get("PATH", ""),
+def start_owner(script: str = OWNER, path: str | None = None):
+    """A robot-like owner process running ``script`` (default: one registered server), with ``PATH`` = ``path``
+    (default this one's); returns (owner, the pid it printed)."""
+    env = {"PYTHONPATH": str(Path(_pidregistry.__file__).parents[2]),
+           "PATH": os.environ.get("PATH", "") if path is None else path,
            "LLAMATEST_PID_DIR": os.environ["LLAMATEST_PID_DIR"]}
-    owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True, env=env)
+    owner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
     return owner, int(owner.stdout.readline())
 
 
@@ -148,13 +150,11 @@ TIED_OWNER = (
 
 
 @pytest.mark.parametrize("setpriv", [True, False], ids=["setpriv", "preexec_fn"])
-def test_a_child_started_dying_with_parent_ends_when_its_owner_is_killed(setpriv, monkeypatch):
+def test_a_child_started_dying_with_parent_ends_when_its_owner_is_killed(setpriv):
     if setpriv and _pidregistry.death_signal_setpriv() is None:
         pytest.skip("no util-linux setpriv with --pdeathsig here")
-    path = os.environ.get("PATH", "") if setpriv else ""
-    env = {"PYTHONPATH": str(Path(_pidregistry.__file__).parents[2]), "PATH": path}
-    owner = subprocess.Popen([sys.executable, "-c", TIED_OWNER], stdout=subprocess.PIPE, text=True, env=env)
-    child = psutil.Process(int(owner.stdout.readline()))
+    owner, child_pid = start_owner(TIED_OWNER, path=None if setpriv else "")  # no PATH: no setpriv found
+    child = psutil.Process(child_pid)
     end = time.monotonic() + 10
     while child.cmdline() != SLEEPER and time.monotonic() < end:  # setpriv sets the signal, then runs the sleeper
         time.sleep(0.01)

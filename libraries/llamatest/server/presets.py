@@ -160,13 +160,13 @@ def preset(name: str) -> Preset:
     return entry
 
 
-def server_env(chosen: Preset, env: Mapping[str, str] | None) -> dict | None:
+def server_env(chosen: Preset, env: dict | None) -> dict | None:
     """The environment variables a local server of ``chosen`` gets: the caller's ``env``, and for a model of
     `ONE_THREAD_MODELS` ``LLAMA_ARG_THREADS=1`` unless the caller or the run sets it (run.py --processes does).
     A variable, not a flag: ``--threads`` in the flags (a suite's own, or a preset's that leaves a core to the
     client) wins over it, and it leaves the flags, which decide what an external server must offer, as they are."""
     if chosen.model not in ONE_THREAD_MODELS or ENV_SERVER_THREADS in os.environ or ENV_SERVER_THREADS in (env or {}):
-        return None if env is None else dict(env)
+        return env
     return {ENV_SERVER_THREADS: "1", **(env or {})}
 
 
